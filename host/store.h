@@ -1,0 +1,47 @@
+/* host/store.h - the document store behind include/kytos/store.h.
+ *
+ * One kh_store per host.  Backends: "sqlite" (embedded, default: WAL, one
+ * table per collection, under <data_dir>/store.db), "mongodb" (libmongoc
+ * client pool, Kytos' MONGO_* environment variables).  Every function is
+ * thread safe and mirrors the ABI call of the same name; see
+ * include/kytos/store.h for the semantics. */
+#ifndef KH_STORE_H
+#define KH_STORE_H
+
+#include "host.h"
+
+struct kh_store_opts {
+    const char *backend;   /* NULL or "" or "sqlite" = embedded; "mongodb" */
+    const char *data_dir;  /* embedded: directory for the database file; NULL = ":memory:" */
+    int wait_for_server;   /* mongodb: wait at open as Kytos does (12 x 10 s), else fail fast */
+};
+
+int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos_error *err);
+void kh_store_close(kh_store *s);
+/* {"backend": "sqlite", "healthy": true, "ops": {"get": n, ...}, "errors": n, ...} new ref */
+struct json_object *kh_store_status(kh_store *s);
+
+int kh_store_get(kh_store *s, const char *coll, const char *id, struct json_object **out,
+                 struct kytos_error *err);
+int kh_store_put(kh_store *s, const char *coll, const char *id, struct json_object *doc,
+                 struct kytos_error *err);
+int kh_store_insert(kh_store *s, const char *coll, const char *id, struct json_object *doc,
+                    struct kytos_error *err);
+int kh_store_patch(kh_store *s, const char *coll, const char *id, struct json_object *update,
+                   unsigned flags, struct json_object **out, struct kytos_error *err);
+int kh_store_delete(kh_store *s, const char *coll, const char *id, struct kytos_error *err);
+int kh_store_find(kh_store *s, const char *coll, const struct kytos_find *q, kytos_cursor **out,
+                  struct kytos_error *err);
+int kh_cursor_next(kytos_cursor *c, struct json_object **doc, struct kytos_error *err);
+void kh_cursor_free(kytos_cursor *c);
+int kh_store_count(kh_store *s, const char *coll, struct json_object *filter, int64_t *out,
+                   struct kytos_error *err);
+int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                  struct kytos_error *err);
+int kh_store_index(kh_store *s, const char *coll, const char *name, struct json_object *keys,
+                   unsigned flags, struct kytos_error *err);
+
+/* Fill the store slots of the ABI table (trampolines: napp -> host -> store). */
+void kh_store_api_fill(struct kytos_api *api);
+
+#endif

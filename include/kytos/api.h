@@ -1,0 +1,215 @@
+/* kytos/api.h - the NApp descriptor and the host function table.
+ *
+ * A NApp is one shared object exporting one data symbol, kytos_napp_desc,
+ * filled by KYTOS_NAPP_DEFINE().  The host checks the descriptor (magic, ABI
+ * major and minor, build signature, unique username/name, dependencies)
+ * before it runs any of the NApp's code, then calls init() with the table
+ * below.  NApps reach the host only through that table, via the inline
+ * wrappers in http.h, event.h, store.h and log.h.
+ *
+ * Append-only: slots are never reordered or reused; a new slot bumps
+ * KYTOS_ABI_MINOR.  A NApp that wants to run on an older host probes with
+ * KYTOS_API_HAS(slot).
+ *
+ * Thread rules: init/start/stop run on the host's main thread, one NApp at a
+ * time.  route_add only works inside init.  Everything else is thread safe
+ * and may be called from any thread, including the NApp's own.
+ */
+#ifndef KYTOS_API_H
+#define KYTOS_API_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "version.h"
+#include "errors.h"
+#include "types.h"
+
+#define KYTOS_NAPP_MAGIC 0x4B59544Eu /* "KYTN" */
+
+enum kytos_napp_flags {
+    KYTOS_NAPP_VALIDATE_ALL = 1u << 0 /* every route bound to its OpenAPI operation */
+};
+
+struct kytos_api;
+
+struct kytos_napp_desc {
+    uint32_t magic;              /* KYTOS_NAPP_MAGIC */
+    uint16_t abi_major;          /* KYTOS_ABI_MAJOR of the headers used */
+    uint16_t abi_minor;          /* KYTOS_ABI_MINOR of the headers used */
+    uint32_t desc_size;          /* sizeof(struct kytos_napp_desc) */
+    uint32_t flags;              /* enum kytos_napp_flags */
+    const char *build_sig;       /* KYTOS_BUILD_SIGNATURE */
+    const char *username;        /* "kytos" */
+    const char *name;            /* "mef_eline" */
+    const char *version;         /* "2025.2.0" */
+    const char *const *deps;     /* NULL-terminated "user/name" list, or NULL */
+    const char *openapi;         /* embedded OpenAPI text (YAML or JSON), or NULL */
+    size_t openapi_len;
+    /* init: register routes and subscriptions, build state.  Return KYTOS_OK
+     * or an error; on error set *errmsg (kytos_malloc'd, the host frees it). */
+    int (*init)(kytos_napp *napp, const struct kytos_api *api, char **errmsg);
+    /* start: the server is up (Kytos' execute()).  May be NULL. */
+    int (*start)(kytos_napp *napp);
+    /* stop: shutdown.  No handler of this NApp runs after it returns.  May be NULL. */
+    void (*stop)(kytos_napp *napp);
+    void *reserved[8];           /* zero */
+};
+
+struct kytos_api {
+    uint32_t size;               /* sizeof(struct kytos_api) as built by the host */
+    uint16_t abi_major, abi_minor;
+
+    /* ---- ABI 1.0: memory ---- */
+    void *(*malloc)(size_t n);
+    void (*free)(void *p);
+    const char *(*strerror)(int status);
+
+    /* ---- ABI 1.0: NApp ---- */
+    const char *(*napp_id)(const kytos_napp *napp);           /* "user/name" */
+    void (*napp_set_data)(kytos_napp *napp, void *data);
+    void *(*napp_data)(const kytos_napp *napp);
+    /* Borrowed settings object: the kytos.conf section [user/name], values
+     * parsed as JSON.  Never NULL (empty object when absent). */
+    struct json_object *(*napp_settings)(const kytos_napp *napp);
+
+    /* ---- ABI 1.0: log ---- */
+    void (*logv)(const kytos_napp *napp, int level, const char *fmt, va_list ap);
+    int (*log_enabled)(const kytos_napp *napp, int level);
+
+    /* ---- ABI 1.0: routes (init only) ---- */
+    int (*route_add)(kytos_napp *napp, const struct kytos_route *route);
+
+    /* ---- ABI 1.0: request accessors (borrowed results, valid until the
+     *      response is sent) ---- */
+    const char *(*req_method)(const kytos_req *req);
+    const char *(*req_path)(const kytos_req *req);            /* decoded, no query */
+    const char *(*req_param)(const kytos_req *req, const char *name);
+    int (*req_param_int)(const kytos_req *req, const char *name, int64_t *out);
+    int (*req_param_double)(const kytos_req *req, const char *name, double *out);
+    const char *(*req_query)(const kytos_req *req, const char *name);
+    size_t (*req_query_all)(const kytos_req *req, const char *name, const char **out, size_t max);
+    struct json_object *(*req_query_json)(const kytos_req *req, const char *name); /* OpenAPI-typed */
+    const char *(*req_header)(const kytos_req *req, const char *name);  /* case-insensitive */
+    const void *(*req_body)(const kytos_req *req, size_t *len);
+    struct json_object *(*req_json)(const kytos_req *req);    /* parsed body or NULL */
+    void *(*req_alloc)(kytos_req *req, size_t n);             /* freed with the request */
+    kytos_napp *(*req_napp)(const kytos_req *req);
+
+    /* ---- ABI 1.0: responses (each replaces an earlier one) ---- */
+    int (*resp_json)(kytos_req *req, unsigned status, struct json_object *body);      /* borrowed */
+    int (*resp_raw)(kytos_req *req, unsigned status, const char *content_type,
+                    const void *data, size_t len);                                  /* copied */
+    int (*resp_errorv)(kytos_req *req, unsigned status, const char *fmt, va_list ap);
+    int (*resp_header)(kytos_req *req, const char *name, const char *value);
+    int (*req_finish)(kytos_req *req);       /* deferred requests: any thread, exactly once */
+
+    /* ---- ABI 1.0: in-process calls ---- */
+    int (*call)(kytos_napp *caller, const char *method, const char *path,
+                const char *body, size_t len, kytos_response **out);
+    unsigned (*response_status)(const kytos_response *r);
+    const char *(*response_body)(const kytos_response *r, size_t *len);
+    struct json_object *(*response_json)(kytos_response *r);   /* borrowed, parsed once */
+    const char *(*response_header)(const kytos_response *r, const char *name);
+    void (*response_free)(kytos_response *r);
+
+    /* ---- ABI 1.0: events ---- */
+    int (*event_subscribe)(kytos_napp *napp, const struct kytos_sub *sub);
+    int (*event_publish)(kytos_napp *napp, const char *name, struct json_object *content,
+                         const struct kytos_pub_opts *opts);
+    const char *(*event_name)(const kytos_event *ev);
+    struct json_object *(*event_content)(const kytos_event *ev);
+    const char *(*event_id)(const kytos_event *ev);
+    int64_t (*event_time_us)(const kytos_event *ev);
+    int (*event_priority)(const kytos_event *ev);
+    int (*event_reinjections)(const kytos_event *ev);
+    int (*pace)(kytos_napp *napp, const char *action, const char *key, const char *rate,
+                unsigned flags);
+    int (*timer_add)(kytos_napp *napp, unsigned interval_ms, kytos_timer_fn fn, void *ud);
+
+    /* ---- ABI 1.0: store ---- */
+    int (*store_get)(kytos_napp *napp, const char *coll, const char *id,
+                     struct json_object **out, struct kytos_error *err);
+    int (*store_put)(kytos_napp *napp, const char *coll, const char *id,
+                     struct json_object *doc, struct kytos_error *err);
+    int (*store_insert)(kytos_napp *napp, const char *coll, const char *id,
+                        struct json_object *doc, struct kytos_error *err);
+    int (*store_patch)(kytos_napp *napp, const char *coll, const char *id,
+                       struct json_object *update, unsigned flags,
+                       struct json_object **out, struct kytos_error *err);
+    int (*store_delete)(kytos_napp *napp, const char *coll, const char *id,
+                        struct kytos_error *err);
+    int (*store_find)(kytos_napp *napp, const char *coll, const struct kytos_find *q,
+                      kytos_cursor **out, struct kytos_error *err);
+    int (*cursor_next)(kytos_cursor *c, struct json_object **doc, struct kytos_error *err);
+    void (*cursor_free)(kytos_cursor *c);
+    int (*store_count)(kytos_napp *napp, const char *coll, struct json_object *filter,
+                       int64_t *out, struct kytos_error *err);
+    int (*store_bulk)(kytos_napp *napp, const char *coll, const struct kytos_write *ops,
+                      size_t n, struct kytos_error *err);
+    int (*store_index)(kytos_napp *napp, const char *coll, const char *name,
+                       struct json_object *keys, unsigned flags, struct kytos_error *err);
+};
+
+/* The NApp side: one hidden global per NApp, set before its init runs. */
+#ifndef KYTOS_HOST
+#if defined(__GNUC__)
+#define KYTOS__HIDDEN __attribute__((visibility("hidden")))
+#define KYTOS__EXPORT __attribute__((visibility("default")))
+#else
+#define KYTOS__HIDDEN
+#define KYTOS__EXPORT
+#endif
+extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
+
+#define KYTOS_API_HAS(f) \
+    (offsetof(struct kytos_api, f) < kytos__api->size && kytos__api->f != NULL)
+
+#define KYTOS_DEPS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define KYTOS_NO_DEPS NULL
+
+/* KYTOS_NAPP_DEFINE(username, name, version, deps, openapi_text, openapi_len,
+ *                   flags, init, start, stop)
+ * Use once per NApp, in one source file.  init has the signature
+ *     int init(kytos_napp *napp, char **errmsg);
+ * start and stop may be NULL. */
+#define KYTOS_NAPP_DEFINE(user_, name_, version_, deps_, spec_, spec_len_, flags_, \
+                          init_, start_, stop_)                                     \
+    KYTOS__HIDDEN const struct kytos_api *kytos__api;                                 \
+    static int kytos__init_trampoline(kytos_napp *napp, const struct kytos_api *api,  \
+                                      char **errmsg)                                 \
+    {                                                                                 \
+        kytos__api = api;                                                             \
+        return (init_)(napp, errmsg);                                                 \
+    }                                                                                 \
+    KYTOS__EXPORT const struct kytos_napp_desc kytos_napp_desc = {                    \
+        .magic = KYTOS_NAPP_MAGIC,                                                    \
+        .abi_major = KYTOS_ABI_MAJOR,                                                 \
+        .abi_minor = KYTOS_ABI_MINOR,                                                 \
+        .desc_size = sizeof(struct kytos_napp_desc),                                  \
+        .flags = (flags_),                                                            \
+        .build_sig = KYTOS_BUILD_SIGNATURE,                                           \
+        .username = (user_),                                                          \
+        .name = (name_),                                                              \
+        .version = (version_),                                                        \
+        .deps = (deps_),                                                              \
+        .openapi = (spec_),                                                           \
+        .openapi_len = (spec_len_),                                                   \
+        .init = kytos__init_trampoline,                                               \
+        .start = (start_),                                                            \
+        .stop = (stop_),                                                              \
+    }
+
+static inline void *kytos_malloc(size_t n) { return kytos__api->malloc(n); }
+static inline void kytos_free(void *p) { kytos__api->free(p); }
+static inline const char *kytos_strerror(int status) { return kytos__api->strerror(status); }
+static inline const char *kytos_napp_id(const kytos_napp *n) { return kytos__api->napp_id(n); }
+static inline void kytos_napp_set_data(kytos_napp *n, void *d) { kytos__api->napp_set_data(n, d); }
+static inline void *kytos_napp_data(const kytos_napp *n) { return kytos__api->napp_data(n); }
+static inline struct json_object *kytos_napp_settings(const kytos_napp *n)
+{
+    return kytos__api->napp_settings(n);
+}
+#endif /* KYTOS_HOST */
+
+#endif

@@ -1,0 +1,57 @@
+/* kytos/event.h - KytosEvents: publish, subscribe, pacer, timers.
+ *
+ * Ownership: publish borrows content (the host takes its own copy).  A
+ * handler receives a borrowed, read-only event valid for the call; each
+ * subscriber gets its own copy of the content, so serialising it is safe;
+ * json_object_get() it to keep it longer.
+ *
+ * A handler returning a negative status puts the event in the dead letter.
+ * Subscriptions may be made at any time; they are removed when the NApp
+ * unloads, before its code can be replaced.  Patterns are POSIX extended
+ * regexes matched against the whole name (Kytos' listen_to rule).
+ */
+#ifndef KYTOS_EVENT_H
+#define KYTOS_EVENT_H
+
+#include "api.h"
+
+#ifndef KYTOS_HOST
+static inline int kytos_event_subscribe(kytos_napp *n, const struct kytos_sub *s)
+{
+    return kytos__api->event_subscribe(n, s);
+}
+/* KYTOS_OK; KYTOS_EFULL (non-blocking, buffer full); KYTOS_ETIMEDOUT;
+ * KYTOS_EUNAVAIL after shutdown began; KYTOS_EINVAL for a bad name/buffer. */
+static inline int kytos_event_publish(kytos_napp *n, const char *name, struct json_object *content,
+                                      const struct kytos_pub_opts *opts)
+{
+    return kytos__api->event_publish(n, name, content, opts);
+}
+static inline const char *kytos_event_name(const kytos_event *e) { return kytos__api->event_name(e); }
+static inline struct json_object *kytos_event_content(const kytos_event *e)
+{
+    return kytos__api->event_content(e);
+}
+static inline const char *kytos_event_id(const kytos_event *e) { return kytos__api->event_id(e); }
+static inline int64_t kytos_event_time_us(const kytos_event *e) { return kytos__api->event_time_us(e); }
+static inline int kytos_event_priority(const kytos_event *e) { return kytos__api->event_priority(e); }
+static inline int kytos_event_reinjections(const kytos_event *e)
+{
+    return kytos__api->event_reinjections(e);
+}
+/* Fixed-window pacer: rate is "N/second", "N/minute", "N/hour" or "N/day".
+ * Sleeps until the window admits the hit, or with KYTOS_PACE_NOWAIT returns
+ * KYTOS_EFULL at once.  key may be NULL. */
+static inline int kytos_pace(kytos_napp *n, const char *action, const char *key, const char *rate,
+                             unsigned flags)
+{
+    return kytos__api->pace(n, action, key, rate, flags);
+}
+/* Kytos' execute_as_loop: fn runs every interval_ms on the app pool until stop. */
+static inline int kytos_timer_add(kytos_napp *n, unsigned interval_ms, kytos_timer_fn fn, void *ud)
+{
+    return kytos__api->timer_add(n, interval_ms, fn, ud);
+}
+#endif /* KYTOS_HOST */
+
+#endif

@@ -1,0 +1,40 @@
+/* kytos/version.h - versions of the host and of the NApp ABI.
+ *
+ * ABI history (append a line for every change, as Apache's ap_mmn.h does):
+ *   1.0  first stable table: memory, log, routes, requests, responses,
+ *        in-process calls, events, pacer, timers, store, settings.
+ *
+ * The ABI minor goes up when a slot is appended to struct kytos_api; the
+ * major goes up when any existing slot changes meaning or signature.
+ */
+#ifndef KYTOS_VERSION_H
+#define KYTOS_VERSION_H
+
+#include <json-c/json_c_version.h>
+
+#define KYTOS_VERSION_MAJOR 0
+#define KYTOS_VERSION_MINOR 1
+#define KYTOS_VERSION_PATCH 0
+#define KYTOS_VERSION_STRING "0.1.0"
+
+#define KYTOS_ABI_MAJOR 1
+#define KYTOS_ABI_MINOR 0
+
+/* True when the headers in use are at least ABI maj.min (compile time). */
+#define KYTOS_ABI_AT_LEAST(maj, min) \
+    (KYTOS_ABI_MAJOR > (maj) || (KYTOS_ABI_MAJOR == (maj) && KYTOS_ABI_MINOR >= (min)))
+
+#define KYTOS__STR2(x) #x
+#define KYTOS__STR(x) KYTOS__STR2(x)
+
+/* What changes the binary contract beyond our own headers: pointer and long
+ * sizes, and the json-c version, because struct json_object crosses the
+ * boundary.  The host refuses a NApp whose signature differs (nginx rule). */
+#define KYTOS_BUILD_SIGNATURE                                         \
+    "kytos-abi" KYTOS__STR(KYTOS_ABI_MAJOR)                           \
+    ":ptr" KYTOS__STR(__SIZEOF_POINTER__)                             \
+    ":long" KYTOS__STR(__SIZEOF_LONG__)                               \
+    ":json-c" KYTOS__STR(JSON_C_MAJOR_VERSION) "." KYTOS__STR(JSON_C_MINOR_VERSION) \
+    ":pthread"
+
+#endif
