@@ -17,6 +17,8 @@ int kh_config_load_text(kh_config *c, const char *text, const char *origin, char
 int kh_config_load_file(kh_config *c, const char *path, char *err, size_t errlen);
 /* Set one [daemon] key from a string: JSON if it parses, else a string. */
 void kh_config_set(kh_config *c, const char *key, const char *value);
+/* Set one [daemon] key to a string, as is. */
+void kh_config_set_string(kh_config *c, const char *key, const char *value);
 void kh_config_free(kh_config *c);
 
 /* Borrowed values; NULL when absent. */

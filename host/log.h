@@ -7,6 +7,7 @@
 #define KH_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum { KH_DEBUG = 10, KH_INFO = 20, KH_WARNING = 30, KH_ERROR = 40, KH_CRITICAL = 50 };

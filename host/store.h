@@ -4,7 +4,8 @@
  * table per collection, under <data_dir>/store.db), "mongodb" (libmongoc
  * client pool, Kytos' MONGO_* environment variables).  Every function is
  * thread safe and mirrors the ABI call of the same name; see
- * include/kytos/store.h for the semantics. */
+ * include/kytos/store.h for the semantics, and store_sqlite.c /
+ * store_mongo.c for each backend's consistency and durability. */
 #ifndef KH_STORE_H
 #define KH_STORE_H
 
@@ -14,11 +15,27 @@ struct kh_store_opts {
     const char *backend;   /* NULL or "" or "sqlite" = embedded; "mongodb" */
     const char *data_dir;  /* embedded: directory for the database file; NULL = ":memory:" */
     int wait_for_server;   /* mongodb: wait at open as Kytos does (12 x 10 s), else fail fast */
+    /* ---- appended (zero = default) ---- */
+    const char *sync;      /* embedded: "normal" (default; survives kill -9) or "full"
+                              (fsync per commit; survives power loss): kytos.conf store_sync */
+    int readers;           /* embedded: reader connections, 0 = 4 */
+    const char *mongo_uri; /* mongodb: a full mongodb:// URI instead of the MONGO_* variables */
+    int wait_tries;        /* mongodb + wait_for_server: tries, 0 = 12 */
+    int wait_interval_ms;  /* mongodb + wait_for_server: between tries, 0 = 10000 */
+    /* Progress and warnings (level: 10 debug .. 50 critical); may be NULL. */
+    void (*log)(void *ud, int level, const char *msg);
+    void *log_ud;
 };
 
 int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos_error *err);
 void kh_store_close(kh_store *s);
-/* {"backend": "sqlite", "healthy": true, "ops": {"get": n, ...}, "errors": n, ...} new ref */
+/* New ref: {"backend": "sqlite"|"mongodb", "healthy": bool, "description": "...",
+ *  "ops": {"get": n, "put": n, "insert": n, "patch": n, "delete": n, "find": n,
+ *          "count": n, "bulk": n, "index": n},
+ *  "errors": n (calls that failed), "unavailable": n (EUNAVAIL/ETIMEDOUT/EIO),
+ *  + backend fields ("path", "journal", "sync", ... or "hosts", "database", ...)}.
+ * healthy is false from a failure of the backend itself (not a missing
+ * document or a bad filter) until the next call that succeeds. */
 struct json_object *kh_store_status(kh_store *s);
 
 int kh_store_get(kh_store *s, const char *coll, const char *id, struct json_object **out,

@@ -1,1 +1,25 @@
-# (empty for now)
+# host/store.mk - the document store (issue 4): embedded SQLite and MongoDB
+# backends behind host/store.h, their tests and the store benchmark.
+noinst_LTLIBRARIES += host/libkh_store.la
+host_libkh_store_la_SOURCES = \
+	host/store.h host/store_impl.h host/store_doc.h host/store_filter.h \
+	host/store.c host/store_api.c host/store_path.c host/store_value.c \
+	host/store_update.c host/store_proj.c host/store_filter.c \
+	host/store_sqlite.c host/store_mongo.c
+host_libkh_store_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MONGOC_CFLAGS)
+host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) -lm
+
+# Store tests link the store library alone (no host core).
+STORE_TEST_LIBS = host/libkh_store.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/store/check_store_doc tests/store/check_store_sqlite
+TESTS += tests/store/check_store_doc tests/store/check_store_sqlite
+
+tests_store_check_store_doc_SOURCES = tests/store/check_store_doc.c
+tests_store_check_store_doc_CFLAGS = $(TEST_CC)
+tests_store_check_store_doc_LDADD = $(STORE_TEST_LIBS)
+
+tests_store_check_store_sqlite_SOURCES = tests/store/check_store_sqlite.c \
+	tests/store/conformance.c tests/store/conformance.h
+tests_store_check_store_sqlite_CFLAGS = $(TEST_CC)
+tests_store_check_store_sqlite_LDADD = $(STORE_TEST_LIBS)

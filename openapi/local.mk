@@ -1,1 +1,31 @@
-# (empty for now)
+# openapi/: libkytos-openapi (OpenAPI 3.0/3.1 loader and request validator,
+# no dependency on the host) and the kytos-openapi CLI.
+#
+# The objects live in a convenience library so the tests can reach the
+# internal koa_* functions; the installed library re-exports only the
+# public kytos_openapi_* names.
+noinst_LTLIBRARIES += openapi/libkytos-openapi-core.la
+openapi_libkytos_openapi_core_la_SOURCES = \
+	openapi/internal.h openapi/options.c openapi/buf.c openapi/arena.c \
+	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
+	openapi/json_strict.c
+openapi_libkytos_openapi_core_la_CFLAGS = $(AM_CFLAGS) $(FYAML_CFLAGS) \
+	$(PCRE2_CFLAGS)
+openapi_libkytos_openapi_core_la_LIBADD = $(FYAML_LIBS) $(PCRE2_LIBS) \
+	$(JSONC_LIBS) -lm
+
+lib_LTLIBRARIES += openapi/libkytos-openapi.la
+openapi_libkytos_openapi_la_SOURCES =
+openapi_libkytos_openapi_la_LIBADD = openapi/libkytos-openapi-core.la
+openapi_libkytos_openapi_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-export-symbols-regex '^kytos_openapi_'
+kytosinclude_HEADERS += include/kytos/openapi.h
+
+# ---- tests ----------------------------------------------------------
+OPENAPI_TEST_LIBS = openapi/libkytos-openapi-core.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/openapi/check_json_strict
+tests_openapi_check_json_strict_SOURCES = tests/openapi/check_json_strict.c
+tests_openapi_check_json_strict_CFLAGS = $(TEST_CC) -I$(top_srcdir)/openapi
+tests_openapi_check_json_strict_LDADD = $(OPENAPI_TEST_LIBS)
+TESTS += tests/openapi/check_json_strict

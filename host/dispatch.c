@@ -1,0 +1,580 @@
+/* host/dispatch.c - the request pipeline every transport shares:
+ * route -> admission -> body checks -> OpenAPI checks -> handler (inline or
+ * on a pool) -> deadline -> response.  See DESIGN.md, "The request path". */
+#include "hostimpl.h"
+#include "log.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define LOGGER "kytos.core.api_server"
+
+/* ---- watchdog: handler deadlines ---- */
+
+static void watch_add(kytos_req *r)
+{
+    kh_host *h = r->host;
+    pthread_mutex_lock(&h->watch_mu);
+    r->wprev = NULL;
+    r->wnext = h->watch_head;
+    if (h->watch_head)
+        h->watch_head->wprev = r;
+    h->watch_head = r;
+    r->in_watch = 1;
+    pthread_mutex_unlock(&h->watch_mu);
+}
+
+static void watch_del(kytos_req *r)
+{
+    kh_host *h = r->host;
+    pthread_mutex_lock(&h->watch_mu);
+    if (r->in_watch) {
+        if (r->wprev)
+            r->wprev->wnext = r->wnext;
+        else
+            h->watch_head = r->wnext;
+        if (r->wnext)
+            r->wnext->wprev = r->wprev;
+        r->in_watch = 0;
+    }
+    pthread_mutex_unlock(&h->watch_mu);
+}
+
+static void finish_inflight(kytos_req *r)
+{
+    if (r->counted_inflight) {
+        r->counted_inflight = 0;
+        atomic_fetch_sub(&r->host->in_flight, 1);
+    }
+}
+
+/* The response is final: tell the transport.  Caller holds r->mu and has
+ * set r->state; this unlocks it. */
+static void complete_unlock(kytos_req *r)
+{
+    pthread_mutex_unlock(&r->mu);
+    watch_del(r);
+    finish_inflight(r);
+    atomic_fetch_add(&r->host->served, 1);
+    if (r->status >= 500 && r->status != 503 && r->status != 504)
+        atomic_fetch_add(&r->host->errors_500, 1);
+    r->tp->complete(r);
+}
+
+/* Answer a request the handler never saw (routing, limits, validation). */
+static void complete_now(kytos_req *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->state = KH_REQ_COMPLETED;
+    complete_unlock(r);
+}
+
+static void *watchdog_main(void *arg)
+{
+    kh_host *h = arg;
+    struct timespec ts;
+
+    pthread_mutex_lock(&h->watch_mu);
+    while (!h->watch_stop) {
+        int64_t now = kh_mono_ns();
+        kytos_req *r, *expired = NULL;
+
+        for (r = h->watch_head; r; r = r->wnext)
+            if (r->deadline_ns && r->deadline_ns <= now) {
+                expired = r;
+                break;
+            }
+        if (expired) {
+            /* take it out here, then answer without the list lock */
+            if (expired->wprev)
+                expired->wprev->wnext = expired->wnext;
+            else
+                h->watch_head = expired->wnext;
+            if (expired->wnext)
+                expired->wnext->wprev = expired->wprev;
+            expired->in_watch = 0;
+            kh_req_ref(expired);
+            pthread_mutex_unlock(&h->watch_mu);
+
+            pthread_mutex_lock(&expired->mu);
+            if (expired->state == KH_REQ_RUNNING || expired->state == KH_REQ_DEFERRED) {
+                char msg[256];
+                struct json_object *o = json_object_new_object();
+                size_t len = 0;
+                char *text;
+                snprintf(msg, sizeof msg, "Handler of %s %s did not answer within %u ms",
+                         expired->method, expired->path, expired->match.route && expired->match.route->timeout_ms
+                         ? expired->match.route->timeout_ms : h->handler_timeout_ms);
+                json_object_object_add(o, "description", json_object_new_string(msg));
+                json_object_object_add(o, "code", json_object_new_int(504));
+                text = kh_json_dump(o, &len);
+                json_object_put(o);
+                free(expired->resp_body);
+                expired->resp_body = text;
+                expired->resp_len = text ? len : 0;
+                expired->status = 504;
+                snprintf(expired->content_type, sizeof expired->content_type, "application/json");
+                expired->state = KH_REQ_TIMED_OUT;
+                atomic_fetch_add(&h->timeouts_504, 1);
+                kh_log(LOGGER, KH_WARNING, "%s", msg);
+                pthread_mutex_unlock(&expired->mu);
+                finish_inflight(expired);
+                atomic_fetch_add(&h->served, 1);
+                expired->tp->complete(expired);
+            } else {
+                pthread_mutex_unlock(&expired->mu);
+            }
+            kh_req_unref(expired);
+            pthread_mutex_lock(&h->watch_mu);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->watch_cv, &h->watch_mu, &ts);
+    }
+    pthread_mutex_unlock(&h->watch_mu);
+    return NULL;
+}
+
+int kh_watchdog_start(kh_host *h)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->watch_cv, &a);
+    pthread_condattr_destroy(&a);
+    h->watch_stop = 0;
+    if (pthread_create(&h->watchdog, NULL, watchdog_main, h) != 0)
+        return -1;
+    pthread_setname_np(h->watchdog, "watchdog");
+    h->watchdog_started = 1;
+    return 0;
+}
+
+void kh_watchdog_stop(kh_host *h)
+{
+    if (!h->watchdog_started)
+        return;
+    pthread_mutex_lock(&h->watch_mu);
+    h->watch_stop = 1;
+    pthread_cond_signal(&h->watch_cv);
+    pthread_mutex_unlock(&h->watch_mu);
+    pthread_join(h->watchdog, NULL);
+    pthread_cond_destroy(&h->watch_cv);
+    h->watchdog_started = 0;
+}
+
+/* ---- routing and admission ---- */
+
+static void cors_preflight(kytos_req *r)
+{
+    const char *want = kh_req_header(r, "Access-Control-Request-Headers");
+    kh_resp_raw(r, 200, "text/plain; charset=utf-8", "OK", 2);
+    kh_resp_header(r, "Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    kh_resp_header(r, "Access-Control-Allow-Headers",
+                   want && strlen(want) < 1024 ? want : "Content-Type, Authorization");
+    kh_resp_header(r, "Access-Control-Max-Age", "600");
+}
+
+void kh_dispatch_route(kytos_req *r)
+{
+    kh_host *h = r->host;
+
+    if (strcmp(r->method, "OPTIONS") == 0) {
+        cors_preflight(r);
+        return;
+    }
+    kh_router_match(h->router, r->method, r->segs, r->nsegs, &r->match);
+    r->matched = 1;
+    if (r->match.status == 404) {
+        kh_req_set_error(r, 404, "Not Found");
+        return;
+    }
+    if (r->match.status == 405) {
+        kh_req_set_error(r, 405, "Method Not Allowed");
+        kh_resp_header(r, "Allow", r->match.allow);
+        return;
+    }
+    r->body_limit = r->match.route->max_body ? r->match.route->max_body : h->max_body;
+}
+
+/* Count the request against api_concurrency_limit; 0 admitted. */
+static int admit(kytos_req *r)
+{
+    kh_host *h = r->host;
+    int64_t now_in = atomic_fetch_add(&h->in_flight, 1) + 1;
+
+    r->counted_inflight = 1;
+    if (h->concurrency_limit > 0 && now_in > h->concurrency_limit) {
+        static atomic_int_fast64_t last_log;
+        int64_t now = kh_now_ms();
+        atomic_fetch_add(&h->rejected_503, 1);
+        if (now - atomic_load(&last_log) >= 1000) {  /* one line a second at most */
+            atomic_store(&last_log, now);
+            kh_log(LOGGER, KH_WARNING, "Exceeded concurrency limit.");
+        }
+        kh_req_set_overload(r, 503, "Service Unavailable", 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* Kytos' content_type_json_or_415: the exact token among ';' parts. */
+static int content_type_is_json(const char *ct)
+{
+    const char *p = ct;
+    if (!ct)
+        return 0;
+    while (*p) {
+        const char *semi = strchr(p, ';');
+        size_t len = semi ? (size_t)(semi - p) : strlen(p);
+        while (len && *p == ' ') {
+            p++;
+            len--;
+        }
+        if (len == 16 && memcmp(p, "application/json", 16) == 0)
+            return 1;
+        if (!semi)
+            break;
+        p = semi + 1;
+    }
+    return 0;
+}
+
+static int check_body(kytos_req *r)
+{
+    const struct kh_route *rt = r->match.route;
+    char err[300];
+
+    if (r->body_too_big) {
+        kh_resp_error(r, 413, "Request body larger than %zu bytes", r->body_limit);
+        r->close_connection = 1;
+        return -1;
+    }
+    if (rt->op)
+        return kh_validate_request(r);
+    if (r->body_len == 0 || (rt->flags & KYTOS_ROUTE_RAW_BODY))
+        return 0;
+    if (!content_type_is_json(kh_req_header(r, "Content-Type"))) {
+        const char *ct = kh_req_header(r, "Content-Type");
+        kh_resp_error(r, 415, "Expected Content-Type: application/json, got: %s", ct ? ct : "None");
+        return -1;
+    }
+    r->json = kh_json_parse_strict(r->body, r->body_len, err, sizeof err);
+    if (!r->json) {
+        kh_resp_error(r, 400, "Invalid json: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- running the handler ---- */
+
+static void answer_500(kytos_req *r, int rc)
+{
+    kh_host *h = r->host;
+    const struct kh_route *rt = r->match.route;
+    char msg[512];
+
+    snprintf(msg, sizeof msg, "Internal Server Error: %s handler of %s %s returned %d (%s)",
+             kh_napp_id(rt->napp), r->method, rt->path, rc, kh_strerror(rc));
+    kh_log(rt->napp ? kh_napp_logger(rt->napp) : LOGGER, KH_ERROR, "%s", msg);
+    free(r->resp_body);
+    r->resp_body = NULL;
+    if (h->json_500) {
+        struct json_object *o = json_object_new_object();
+        size_t len = 0;
+        json_object_object_add(o, "description", json_object_new_string(msg));
+        json_object_object_add(o, "code", json_object_new_int(500));
+        r->resp_body = kh_json_dump(o, &len);
+        r->resp_len = r->resp_body ? len : 0;
+        json_object_put(o);
+        snprintf(r->content_type, sizeof r->content_type, "application/json");
+    } else {
+        const char *text = h->traceback_on_500 ? msg : "Internal Server Error";
+        r->resp_body = strdup(text);
+        r->resp_len = r->resp_body ? strlen(text) : 0;
+        snprintf(r->content_type, sizeof r->content_type, "text/plain; charset=utf-8");
+    }
+    r->status = 500;
+}
+
+static void run_handler(kytos_req *r)
+{
+    const struct kh_route *rt = r->match.route;
+    int rc;
+
+    pthread_mutex_lock(&r->mu);
+    if (r->state != KH_REQ_NEW) {   /* timed out while queued */
+        pthread_mutex_unlock(&r->mu);
+        kh_req_unref(r);
+        return;
+    }
+    r->state = KH_REQ_RUNNING;
+    pthread_mutex_unlock(&r->mu);
+
+    rc = rt->handler(r, rt->ud);
+
+    pthread_mutex_lock(&r->mu);
+    if (r->state == KH_REQ_TIMED_OUT) {
+        pthread_mutex_unlock(&r->mu);
+        kh_req_unref(r);
+        return;
+    }
+    if (rc == KYTOS_DEFERRED && !r->finished_early) {
+        r->state = KH_REQ_DEFERRED;   /* our reference now belongs to finish */
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    if (rc < 0)
+        answer_500(r, rc);
+    else if (r->status == 0)
+        answer_500(r, KYTOS_ESTATE);
+    r->state = KH_REQ_COMPLETED;
+    complete_unlock(r);
+    kh_req_unref(r);
+}
+
+int kh_req_finish(kytos_req *r)
+{
+    pthread_mutex_lock(&r->mu);
+    switch (r->state) {
+    case KH_REQ_RUNNING:
+        r->finished_early = 1;
+        pthread_mutex_unlock(&r->mu);
+        return KYTOS_OK;
+    case KH_REQ_DEFERRED:
+        if (r->status == 0)
+            answer_500(r, KYTOS_ESTATE);
+        r->state = KH_REQ_COMPLETED;
+        complete_unlock(r);
+        kh_req_unref(r);
+        return KYTOS_OK;
+    case KH_REQ_TIMED_OUT:
+        r->state = KH_REQ_COMPLETED;   /* a second late finish is an error */
+        pthread_mutex_unlock(&r->mu);
+        kh_req_unref(r);
+        return KYTOS_ETIMEDOUT;
+    default:
+        pthread_mutex_unlock(&r->mu);
+        return KYTOS_ESTATE;
+    }
+}
+
+static void pool_job(void *arg)
+{
+    run_handler(arg);
+}
+
+/* inline_only: the caller wants the handler on this thread (kytos_call). */
+static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
+{
+    kh_host *h = r->host;
+    const struct kh_route *rt;
+    unsigned timeout;
+
+    if (r->status) {              /* routing already answered */
+        complete_now(r);
+        return;
+    }
+    rt = r->match.route;
+    if (count_inflight && admit(r) != 0) {
+        complete_now(r);
+        return;
+    }
+    if (check_body(r) != 0) {
+        complete_now(r);
+        return;
+    }
+    timeout = rt->timeout_ms ? rt->timeout_ms : h->handler_timeout_ms;
+    r->deadline_ns = timeout ? kh_mono_ns() + (int64_t)timeout * 1000000 : 0;
+    kh_req_ref(r);                /* the handler's reference */
+    if (timeout)
+        watch_add(r);
+    if (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) {
+        run_handler(r);
+        return;
+    }
+    if (kh_workpool_submit(kh_host_pool(h, rt->pool), pool_job, r, 0) != 0) {
+        /* the pool's queue is full: shed load with uvicorn's 503 */
+        pthread_mutex_lock(&r->mu);
+        free(r->resp_body);
+        r->resp_body = strdup("Service Unavailable");
+        r->resp_len = r->resp_body ? 19 : 0;
+        r->status = 503;
+        snprintf(r->content_type, sizeof r->content_type, "text/plain; charset=utf-8");
+        r->close_connection = 1;
+        kh_resp_header_force(r, "Retry-After", "1");
+        r->state = KH_REQ_COMPLETED;
+        atomic_fetch_add(&h->rejected_503, 1);
+        complete_unlock(r);
+        kh_req_unref(r);
+    }
+}
+
+void kh_dispatch_run(kytos_req *r)
+{
+    dispatch_run(r, 0, 1);
+}
+
+/* ---- in-process requests ---- */
+
+struct kytos_response {
+    unsigned status;
+    char *body;
+    size_t len;
+    char content_type[96];
+    struct kh_resp_header headers[KH_MAX_RESP_HEADERS];
+    size_t nheaders;
+    struct json_object *json;
+    int json_parsed;
+};
+
+struct call_ctx {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;
+    const char *const *headers;
+};
+
+static const char *call_header(const kytos_req *r, const char *name)
+{
+    struct call_ctx *c = r->tp_ctx;
+    const char *const *hp;
+    size_t nl = strlen(name);
+    for (hp = c->headers; hp && *hp; hp++)
+        if (strncasecmp(*hp, name, nl) == 0 && (*hp)[nl] == ':') {
+            const char *v = *hp + nl + 1;
+            while (*v == ' ')
+                v++;
+            return v;
+        }
+    return NULL;
+}
+
+static void call_complete(kytos_req *r)
+{
+    struct call_ctx *c = r->tp_ctx;
+    pthread_mutex_lock(&c->mu);
+    c->done = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static const struct kh_transport call_transport = {call_header, call_complete};
+
+int kh_call(kh_host *h, kytos_napp *caller, const char *method, const char *target,
+            const char *body, size_t len, const char *const *headers, int use_pool,
+            kytos_response **out)
+{
+    struct call_ctx ctx = {.headers = headers};
+    kytos_req *r;
+    kytos_response *resp;
+    char err[128];
+    unsigned st;
+    size_t i;
+
+    (void)caller;
+    if (!out || !method || !target)
+        return KYTOS_EINVAL;
+    *out = NULL;
+    pthread_mutex_init(&ctx.mu, NULL);
+    pthread_cond_init(&ctx.cv, NULL);
+    r = kh_req_new(h, &call_transport, &ctx);
+    if (!r)
+        return KYTOS_ENOMEM;
+    snprintf(r->peer, sizeof r->peer, "in-process");
+    st = (unsigned)kh_req_set_target(r, method, target, err, sizeof err);
+    if (st)
+        kh_req_set_error(r, st, err);
+    else
+        kh_dispatch_route(r);
+    if (body && len)
+        kh_req_append_body(r, body, len);
+    /* a call from a worker runs inline: it must not wait for its own pool */
+    dispatch_run(r, !use_pool || kh_workpool_in_any_worker(), use_pool);
+    pthread_mutex_lock(&ctx.mu);
+    while (!ctx.done)
+        pthread_cond_wait(&ctx.cv, &ctx.mu);
+    pthread_mutex_unlock(&ctx.mu);
+
+    resp = calloc(1, sizeof *resp);
+    if (resp) {
+        pthread_mutex_lock(&r->mu);
+        resp->status = r->status;
+        resp->body = r->resp_body;
+        resp->len = r->resp_len;
+        r->resp_body = NULL;
+        snprintf(resp->content_type, sizeof resp->content_type, "%s", r->content_type);
+        for (i = 0; i < r->nresp_headers; i++) {
+            resp->headers[i] = r->resp_headers[i];
+            r->resp_headers[i].name = r->resp_headers[i].value = NULL;
+        }
+        resp->nheaders = r->nresp_headers;
+        r->nresp_headers = 0;
+        pthread_mutex_unlock(&r->mu);
+    }
+    kh_req_unref(r);
+    pthread_mutex_destroy(&ctx.mu);
+    pthread_cond_destroy(&ctx.cv);
+    if (!resp)
+        return KYTOS_ENOMEM;
+    *out = resp;
+    return KYTOS_OK;
+}
+
+unsigned kh_response_status(const kytos_response *r) { return r ? r->status : 0; }
+
+const char *kh_response_body(const kytos_response *r, size_t *len)
+{
+    if (len)
+        *len = r ? r->len : 0;
+    return r ? r->body : NULL;
+}
+
+struct json_object *kh_response_json(kytos_response *r)
+{
+    char err[64];
+    if (!r)
+        return NULL;
+    if (!r->json_parsed) {
+        r->json_parsed = 1;
+        if (r->body && r->len)
+            r->json = kh_json_parse_strict(r->body, r->len, err, sizeof err);
+    }
+    return r->json;
+}
+
+const char *kh_response_header(const kytos_response *r, const char *name)
+{
+    size_t i;
+    if (!r || !name)
+        return NULL;
+    if (!strcasecmp(name, "Content-Type"))
+        return r->content_type;
+    for (i = 0; i < r->nheaders; i++)
+        if (!strcasecmp(r->headers[i].name, name))
+            return r->headers[i].value;
+    return NULL;
+}
+
+void kh_response_free(kytos_response *r)
+{
+    size_t i;
+    if (!r)
+        return;
+    for (i = 0; i < r->nheaders; i++) {
+        free(r->headers[i].name);
+        free(r->headers[i].value);
+    }
+    json_object_put(r->json);
+    free(r->body);
+    free(r);
+}

@@ -1,0 +1,352 @@
+/* host/http_server.c - the libmicrohttpd glue.
+ *
+ * Per request: the URI log callback creates the kytos_req (MHD decodes the
+ * URL it passes later, so we keep the raw target and decode per segment
+ * ourselves).  First access-handler call: route and early limits.  Body
+ * calls: append with the cap.  Final call: dispatch; pooled handlers run
+ * while the connection is suspended and resume it when the response is
+ * final; MHD then calls us again and we queue the response.  Responses are
+ * always queued on the second call or later, so keep-alive works on 0.9.75
+ * (DESIGN.md). */
+#include "http_server.h"
+#include "log.h"
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LOGGER "kytos.core.api_server"
+
+struct kh_http {
+    kh_host *host;
+    struct MHD_Daemon *d;
+    unsigned port;
+    atomic_int_fast64_t connections;
+    atomic_uint_fast64_t connections_total;
+};
+
+struct http_ctx {
+    struct MHD_Connection *conn;
+    char *raw_target;
+    atomic_int ready;        /* response final */
+    int started, dispatched, suspended, queued;
+};
+
+static const char *http_header(const kytos_req *r, const char *name)
+{
+    struct http_ctx *c = r->tp_ctx;
+    return MHD_lookup_connection_value(c->conn, MHD_HEADER_KIND, name);
+}
+
+static void http_complete(kytos_req *r)
+{
+    struct http_ctx *c = r->tp_ctx;
+    atomic_store(&c->ready, 1);
+    if (c->suspended)
+        MHD_resume_connection(c->conn);
+}
+
+static const struct kh_transport http_transport = {http_header, http_complete};
+
+static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    struct kh_http *s = cls;
+    kytos_req *r = kh_req_new(s->host, &http_transport, NULL);
+    struct http_ctx *c;
+    const union MHD_ConnectionInfo *ci;
+
+    if (!r)
+        return NULL;
+    c = kh_req_alloc(r, sizeof *c);
+    if (!c) {
+        kh_req_unref(r);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->conn = conn;
+    c->raw_target = kh_req_alloc(r, strlen(uri) + 1);
+    if (c->raw_target)
+        strcpy(c->raw_target, uri);
+    r->tp_ctx = c;
+    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, r->peer, sizeof r->peer);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, r->peer, sizeof r->peer);
+    }
+    return r;
+}
+
+static void free_body(void *p) { free(p); }
+
+static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
+{
+    struct http_ctx *c = r->tp_ctx;
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    char *body;
+    size_t len, i;
+
+    c->queued = 1;
+    pthread_mutex_lock(&r->mu);
+    body = r->resp_body;
+    len = r->resp_len;
+    r->resp_body = NULL;
+    pthread_mutex_unlock(&r->mu);
+    if (!body) {
+        body = NULL;
+        len = 0;
+    }
+    resp = MHD_create_response_from_buffer_with_free_callback_cls(len, body, free_body, body);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            r->content_type[0] ? r->content_type : "application/json");
+    MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
+    for (i = 0; i < r->nresp_headers; i++)
+        MHD_add_response_header(resp, r->resp_headers[i].name, r->resp_headers[i].value);
+    if (r->close_connection || atomic_load(&s->host->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(c->conn, r->status ? r->status : 500, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
+                                      const char *method, const char *version,
+                                      const char *upload_data, size_t *upload_data_size,
+                                      void **con_cls)
+{
+    struct kh_http *s = cls;
+    kytos_req *r = *con_cls;
+    struct http_ctx *c;
+
+    (void)url;
+    (void)version;
+    if (!r)
+        return MHD_NO;   /* out of memory in uri_log: drop the connection */
+    c = r->tp_ctx;
+    if (!c->started) {
+        char err[128];
+        unsigned st;
+        const char *cl;
+
+        c->started = 1;
+        st = c->raw_target ? (unsigned)kh_req_set_target(r, method, c->raw_target, err, sizeof err) : 500;
+        if (st) {
+            kh_req_set_error(r, st, c->raw_target ? err : "out of memory");
+            return MHD_YES;
+        }
+        kh_dispatch_route(r);
+        cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (!r->status && cl) {
+            char *end;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (*end == '\0' && n > r->body_limit) {
+                /* refuse before reading: MHD discards the body and closes */
+                kh_resp_error(r, 413, "Request body larger than %zu bytes", r->body_limit);
+                r->close_connection = 1;
+                r->state = KH_REQ_COMPLETED;
+                atomic_fetch_add(&s->host->served, 1);
+                return queue_response(s, r);
+            }
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!r->status)
+            kh_req_append_body(r, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (c->queued)
+        return MHD_YES;
+    if (atomic_load(&c->ready))
+        return queue_response(s, r);
+    if (c->dispatched)
+        return MHD_YES;   /* spurious call while the handler runs */
+    c->dispatched = 1;
+    if (!r->status && !(r->match.route && (r->match.route->flags & KYTOS_ROUTE_INLINE))) {
+        /* suspend first: the worker may finish before dispatch returns */
+        c->suspended = 1;
+        MHD_suspend_connection(conn);
+        kh_dispatch_run(r);
+        return MHD_YES;
+    }
+    kh_dispatch_run(r);
+    if (atomic_load(&c->ready))
+        return queue_response(s, r);
+    return MHD_YES;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+    kytos_req *r = *con_cls;
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (r) {
+        struct http_ctx *c = r->tp_ctx;
+        if (c && c->started && !c->dispatched && !r->status)
+            kh_req_set_error(r, 400, "Bad Request");   /* client went away mid-body */
+        kh_req_unref(r);
+    }
+    *con_cls = NULL;
+}
+
+static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    struct kh_http *s = cls;
+    (void)conn;
+    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&s->connections, 1);
+        atomic_fetch_add(&s->connections_total, 1);
+    } else {
+        atomic_fetch_sub(&s->connections, 1);
+    }
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    size_t l;
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    l = strlen(msg);
+    while (l && (msg[l - 1] == '\n' || msg[l - 1] == '\r'))
+        msg[--l] = '\0';
+    kh_log("kytos.core.api_server.mhd", KH_DEBUG, "%s", msg);
+}
+
+static void mhd_panic(void *cls, const char *file, unsigned int line, const char *reason)
+{
+    (void)cls;
+    kh_log(LOGGER, KH_CRITICAL, "libmicrohttpd panic at %s:%u: %s", file ? file : "?", line,
+           reason ? reason : "");
+    kh_log_stop();
+    abort();
+}
+
+struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
+{
+    struct kh_http *s = calloc(1, sizeof *s);
+    const kh_config *cfg = h->config;
+    const char *listen = kh_config_str(cfg, "listen", "0.0.0.0");
+    int64_t port = kh_config_int(cfg, "api_port", 8181);
+    long io = (long)kh_config_int(cfg, "api_io_threads", 0);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    const union MHD_DaemonInfo *di;
+
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->host = h;
+    if (port < 0 || port > 65535) {
+        snprintf(err, errlen, "api_port %lld out of range", (long long)port);
+        free(s);
+        return NULL;
+    }
+    memset(&ss, 0, sizeof ss);
+    if (strchr(listen, ':')) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, listen, &a6->sin6_addr) != 1) {
+            snprintf(err, errlen, "listen: bad IPv6 address '%s'", listen);
+            free(s);
+            return NULL;
+        }
+        flags |= MHD_USE_IPv6;
+        sl = sizeof *a6;
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, listen, &a4->sin_addr) != 1) {
+            snprintf(err, errlen, "listen: bad IPv4 address '%s'", listen);
+            free(s);
+            return NULL;
+        }
+        sl = sizeof *a4;
+    }
+    (void)sl;
+    if (io <= 0)
+        io = sysconf(_SC_NPROCESSORS_ONLN);
+    if (io <= 0)
+        io = 1;
+    if (io > 64)
+        io = 64;
+    MHD_set_panic_func(mhd_panic, NULL);
+    s->d = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, access_handler, s,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 65536),
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)kh_config_int(cfg, "api_listen_backlog", 1024),
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
+        MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
+        MHD_OPTION_END);
+    if (!s->d) {
+        snprintf(err, errlen, "cannot listen on %s:%lld (address in use, or a bad option)", listen,
+                 (long long)port);
+        free(s);
+        return NULL;
+    }
+    di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : (unsigned)port;
+    kh_log(LOGGER, KH_INFO, "listening on %s:%u (%ld I/O threads)", listen, s->port, io);
+    return s;
+}
+
+unsigned kh_http_port(const struct kh_http *s) { return s->port; }
+
+void kh_http_stop(struct kh_http *s, int timeout_ms)
+{
+    MHD_socket fd;
+    int64_t deadline = kh_mono_ns() + (int64_t)timeout_ms * 1000000;
+
+    if (!s)
+        return;
+    fd = MHD_quiesce_daemon(s->d);
+    /* requests in flight finish (or the watchdog answers 504 for them) */
+    while (atomic_load(&s->host->in_flight) > 0 && kh_mono_ns() < deadline) {
+        struct timespec ts = {0, 5 * 1000000L};
+        nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
+    }
+    MHD_stop_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+    free(s);
+}
+
+struct json_object *kh_http_status(struct kh_http *s)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "port", json_object_new_int((int)s->port));
+    json_object_object_add(o, "connections", json_object_new_int64(atomic_load(&s->connections)));
+    json_object_object_add(o, "connections_total",
+                           json_object_new_int64((int64_t)atomic_load(&s->connections_total)));
+    return o;
+}

@@ -1,0 +1,1533 @@
+/* host/store_sqlite.c - the embedded store: SQLite in WAL mode.
+ *
+ * Layout: <data_dir>/store.db, one table "c:<collection>" (id TEXT PRIMARY
+ * KEY, doc TEXT) per collection, documents as compact JSON text written by
+ * json-c (so uint64 values keep their digits), indexes as SQLite
+ * expression indexes "i:<collection>:<name>" over json_extract() (unique
+ * ones over the JSON text of the value, "doc -> path", so they compare
+ * exactly), their definitions in kh_indexes, PRAGMA user_version = schema.
+ *
+ * Concurrency: one writer connection behind a mutex (every write is one
+ * transaction, so a write is acknowledged only once committed) and a pool
+ * of reader connections (WAL readers never block the writer nor each
+ * other).  In memory (no data_dir) there is one connection for both.
+ *
+ * Consistency: serializable.  A write is visible to every read that starts
+ * after it returned (read-your-writes across threads); a find or count
+ * reads one snapshot; bulk writes are all or nothing.  Durability: WAL with
+ * synchronous=NORMAL survives a crash or kill -9 of the process (the WAL is
+ * in the OS cache); sync = "full" fsyncs every commit, so acknowledged
+ * writes survive power loss too.
+ *
+ * Filters are matched exactly in C (kh_match(), store_filter.c).  Conditions
+ * on indexed paths are also given to SQLite, written so they select a
+ * superset of the matches, so that it can use the index; an index on a
+ * path where some document holds an array ("multikey", as MongoDB says) is
+ * not used for that, as json_extract cannot see into arrays. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sqlite3.h>
+#include "store_doc.h"
+#include "store_filter.h"
+#include "store_impl.h"
+
+#define SQ_SCHEMA_VERSION 1
+#define SQ_CACHE 64                    /* prepared statements per connection */
+#define SQ_READERS_DEFAULT 4
+#define SQ_READERS_MAX 64
+#define SQ_BUSY_MS 5000
+#define SQ_MAX_COLLS 1000
+#define SQ_MAX_INDEXES 64              /* per collection (MongoDB: 64) */
+#define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
+
+struct sq_stmt {
+    char *sql;
+    sqlite3_stmt *st;
+    uint64_t used;
+};
+
+struct sq_conn {
+    sqlite3 *db;
+    uint64_t tick;
+    struct sq_stmt cache[SQ_CACHE];
+    struct sq_conn *next_free;
+};
+
+struct sq_index {
+    char name[KH_STORE_MAX_INDEX_NAME + 1];
+    int unique, multikey, nkeys;
+    char *keys_json;              /* the spec as stored, to compare */
+    struct kh_path *keys;
+    int *dirs;
+};
+
+struct sq_coll {
+    char name[KH_STORE_MAX_COLL + 1];
+    int nix;
+    struct sq_index *ix;
+};
+
+struct sq_store {
+    struct kh_store_backend base;
+    char *path;                   /* file, or ":memory:" */
+    int sync_full;
+    pthread_mutex_t wmu;          /* the writer connection */
+    struct sq_conn writer;
+    pthread_mutex_t rmu;          /* the reader pool */
+    pthread_cond_t rcv;
+    struct sq_conn *readers;
+    int nreaders;
+    struct sq_conn *free_readers;
+    pthread_mutex_t mmu;          /* collections and their indexes */
+    struct sq_coll **colls;
+    int ncolls;
+};
+
+/* The per-statement context of kh_match(). */
+struct sq_match {
+    const struct kh_filter *f;
+    const char *coll;
+    int keep;                     /* keep the last matching document */
+    sqlite3_int64 rowid;
+    struct json_object *doc;
+    int failed;
+    struct kytos_error err;
+};
+
+/* ---- small string builder ---- */
+struct sb {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+static void sb_add(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->oom)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && (size_t)n < room) {
+            b->n += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->n + (size_t)n + 1)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+}
+
+/* ---- errors ---- */
+
+static int sq_fail(sqlite3 *db, int rc, struct kytos_error *err, const char *coll, const char *id)
+{
+    const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    const char *ix;
+
+    switch (rc & 0xff) {
+    case SQLITE_CONSTRAINT:
+        if ((ix = strstr(msg, "index '")) != NULL) {
+            const char *name = ix + 7, *end = strchr(name, '\'');
+            const char *colon = name;
+            int len;
+            /* "i:<coll>:<name>": report <name> */
+            if (!strncmp(name, "i:", 2) && (colon = strchr(name + 2, ':')) != NULL && colon < end)
+                name = colon + 1;
+            len = end ? (int)(end - name) : (int)strlen(name);
+            return kh_store_err(err, KYTOS_EEXIST, "duplicate key for unique index '%.*s' on '%s'",
+                                len, name, coll);
+        }
+        return kh_store_err(err, KYTOS_EEXIST, "duplicate _id '%.200s' in '%s'", id ? id : "", coll);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return kh_store_err(err, KYTOS_ETIMEDOUT, "embedded store busy for %d ms (%s)", SQ_BUSY_MS, msg);
+    case SQLITE_NOMEM:
+        return kh_store_err(err, KYTOS_ENOMEM, "embedded store: out of memory");
+    case SQLITE_TOOBIG:
+        return kh_store_err(err, KYTOS_ETOOBIG, "embedded store: %s", msg);
+    case SQLITE_FULL:
+        return kh_store_err(err, KYTOS_EIO, "embedded store: disk full (%s)", msg);
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return kh_store_err(err, KYTOS_EIO, "embedded store: I/O error (%s)", msg);
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        return kh_store_err(err, KYTOS_EUNAVAIL, "embedded store unavailable (%s)", msg);
+    default:
+        return kh_store_err(err, KYTOS_ERROR, "embedded store: %s", msg);
+    }
+}
+
+/* ---- connections and the statement cache ---- */
+
+static void conn_close(struct sq_conn *c)
+{
+    for (int k = 0; k < SQ_CACHE; k++) {
+        if (c->cache[k].st)
+            sqlite3_finalize(c->cache[k].st);
+        free(c->cache[k].sql);
+        c->cache[k].st = NULL;
+        c->cache[k].sql = NULL;
+    }
+    if (c->db)
+        sqlite3_close_v2(c->db);
+    c->db = NULL;
+}
+
+/* A cached prepared statement for sql; give it back with sq_done(). */
+static int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struct kytos_error *err)
+{
+    struct sq_stmt *victim = &c->cache[0];
+    sqlite3_stmt *st;
+    char *copy;
+    int rc;
+
+    for (int k = 0; k < SQ_CACHE; k++) {
+        struct sq_stmt *e = &c->cache[k];
+        if (e->sql && !strcmp(e->sql, sql)) {
+            e->used = ++c->tick;
+            *out = e->st;
+            return 0;
+        }
+        if (e->used < victim->used)
+            victim = e;
+    }
+    rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sq_fail(c->db, rc, err, "", NULL);
+    if (!(copy = strdup(sql))) {
+        sqlite3_finalize(st);
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    }
+    if (victim->st)
+        sqlite3_finalize(victim->st);
+    free(victim->sql);
+    victim->sql = copy;
+    victim->st = st;
+    victim->used = ++c->tick;
+    *out = st;
+    return 0;
+}
+
+static void sq_done(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+/* Run a statement without results. */
+static int sq_exec(struct sq_conn *c, const char *sql, struct kytos_error *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = sq_prep(c, sql, &st, err)) < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return sq_fail(c->db, rc, err, "", NULL);
+    return 0;
+}
+
+static int sq_begin(struct sq_conn *c, struct kytos_error *err)
+{
+    return sq_exec(c, "BEGIN IMMEDIATE", err);
+}
+
+static int sq_commit(struct sq_conn *c, struct kytos_error *err)
+{
+    int rc = sq_exec(c, "COMMIT", err);
+    if (rc < 0 && !sqlite3_get_autocommit(c->db))
+        sq_exec(c, "ROLLBACK", NULL);
+    return rc;
+}
+
+static void sq_rollback(struct sq_conn *c)
+{
+    if (!sqlite3_get_autocommit(c->db))
+        sq_exec(c, "ROLLBACK", NULL);
+}
+
+/* kh_match(ctx, rowid, doc): the exact filter, in C. */
+static void sq_match_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq_match *m = sqlite3_value_pointer(argv[0], "kh_match");
+    struct json_object *doc;
+    int r;
+
+    (void)argc;
+    if (!m) {
+        sqlite3_result_error(ctx, "kh_match() is internal", -1);
+        return;
+    }
+    doc = kh_doc_parse((const char *)sqlite3_value_text(argv[2]), (size_t)sqlite3_value_bytes(argv[2]),
+                       m->coll, &m->err);
+    if (!doc) {
+        m->failed = 1;
+        sqlite3_result_error(ctx, m->err.message, -1);
+        return;
+    }
+    r = kh_filter_match(m->f, doc);
+    if (r && m->keep) {
+        json_object_put(m->doc);
+        m->doc = doc;
+        m->rowid = sqlite3_value_int64(argv[1]);
+    } else {
+        json_object_put(doc);
+    }
+    sqlite3_result_int(ctx, r);
+}
+
+static int conn_open(struct sq_store *s, struct sq_conn *c, int writer, struct kytos_error *err)
+{
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(s->path, &c->db, flags, NULL);
+    char sql[128];
+
+    if (rc != SQLITE_OK) {
+        kh_store_err(err, KYTOS_EUNAVAIL, "cannot open the embedded store %s: %s", s->path,
+                     c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+        conn_close(c);
+        return KYTOS_EUNAVAIL;
+    }
+    sqlite3_extended_result_codes(c->db, 0);
+    sqlite3_busy_timeout(c->db, SQ_BUSY_MS);
+    rc = sqlite3_create_function(c->db, "kh_match", 3, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL,
+                                 sq_match_fn, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return sq_fail(c->db, rc, err, "", NULL);
+    if ((rc = sq_exec(c, "PRAGMA cache_size=-8000", err)) < 0 ||
+        (rc = sq_exec(c, "PRAGMA temp_store=MEMORY", err)) < 0)
+        return rc;
+    if (!writer)
+        return sq_exec(c, "PRAGMA query_only=ON", err);
+    snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", s->sync_full ? "FULL" : "NORMAL");
+    return sq_exec(c, sql, err);
+}
+
+/* ---- collections ---- */
+
+static struct sq_coll *coll_find(struct sq_store *s, const char *name)
+{
+    for (int k = 0; k < s->ncolls; k++)
+        if (!strcmp(s->colls[k]->name, name))
+            return s->colls[k];
+    return NULL;
+}
+
+static struct sq_coll *coll_add(struct sq_store *s, const char *name)
+{
+    struct sq_coll *c, **nc;
+
+    if (s->ncolls >= SQ_MAX_COLLS)
+        return NULL;
+    if (!(c = calloc(1, sizeof(*c))))
+        return NULL;
+    if (!(nc = realloc(s->colls, sizeof(*nc) * (size_t)(s->ncolls + 1)))) {
+        free(c);
+        return NULL;
+    }
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    s->colls = nc;
+    s->colls[s->ncolls++] = c;
+    return c;
+}
+
+static void index_clear(struct sq_index *ix)
+{
+    free(ix->keys_json);
+    free(ix->keys);
+    free(ix->dirs);
+}
+
+static void coll_free(struct sq_coll *c)
+{
+    for (int k = 0; k < c->nix; k++)
+        index_clear(&c->ix[k]);
+    free(c->ix);
+    free(c);
+}
+
+/* Is the collection's table there?  Readers ask; only writers create. */
+static int coll_exists(struct sq_store *s, const char *name)
+{
+    int r;
+
+    pthread_mutex_lock(&s->mmu);
+    r = coll_find(s, name) != NULL;
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+/* Writer side (wmu held): create the table on first use. */
+static int coll_ensure(struct sq_store *s, const char *name, struct kytos_error *err)
+{
+    char sql[256];
+    int rc;
+
+    if (coll_exists(s, name))
+        return 0;
+    snprintf(sql, sizeof(sql),
+             "CREATE TABLE IF NOT EXISTS \"c:%s\"(id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)", name);
+    if ((rc = sq_exec(&s->writer, sql, err)) < 0)
+        return rc;
+    pthread_mutex_lock(&s->mmu);
+    if (!coll_find(s, name) && !coll_add(s, name))
+        rc = kh_store_err(err, KYTOS_EFULL, "more than %d collections", SQ_MAX_COLLS);
+    pthread_mutex_unlock(&s->mmu);
+    return rc;
+}
+
+/* Parse an index spec {"a": 1, "b.c": -1} into ix (keys, dirs, keys_json). */
+static int index_parse(struct sq_index *ix, struct json_object *keys, struct kytos_error *err)
+{
+    int n, k = 0, rc;
+
+    if (!json_object_is_type(keys, json_type_object) || (n = json_object_object_length(keys)) == 0)
+        return kh_store_err(err, KYTOS_EINVAL, "index keys must be a non-empty object {\"field\": 1}");
+    if (n > KH_STORE_MAX_INDEX_KEYS)
+        return kh_store_err(err, KYTOS_EINVAL, "index has more than %d keys", KH_STORE_MAX_INDEX_KEYS);
+    ix->keys = calloc((size_t)n, sizeof(*ix->keys));
+    ix->dirs = calloc((size_t)n, sizeof(*ix->dirs));
+    ix->keys_json = strdup(json_object_to_json_string_ext(keys, JSON_C_TO_STRING_PLAIN));
+    if (!ix->keys || !ix->dirs || !ix->keys_json)
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    json_object_object_foreach(keys, key, val) {
+        int64_t d = json_object_is_type(val, json_type_int) ? json_object_get_int64(val) : 0;
+        if (d != 1 && d != -1)
+            return kh_store_err(err, KYTOS_EINVAL, "index key '%.100s' must be 1 or -1", key);
+        if ((rc = kh_path_parse(&ix->keys[k], key, "index key", err)) < 0) {
+            if (err)
+                err->code = KYTOS_EINVAL;
+            return KYTOS_EINVAL;
+        }
+        ix->dirs[k++] = (int)d;
+    }
+    ix->nkeys = n;
+    return 0;
+}
+
+/* The SQL expression of one index key (also used by queries, textually). */
+static int key_expr(const struct kh_path *p, int unique, char *out, size_t outlen)
+{
+    char lit[KH_PATH_MAX * 2 + 64];
+
+    if (kh_path_sql_literal(p, lit, sizeof(lit)) < 0)
+        return -1;
+    if (unique)
+        return snprintf(out, outlen, "ifnull(doc -> %s,'null')", lit) >= (int)outlen ? -1 : 0;
+    return snprintf(out, outlen, "json_extract(doc,%s)", lit) >= (int)outlen ? -1 : 0;
+}
+
+/* ---- open / schema ---- */
+
+static int schema_init(struct sq_store *s, struct kytos_error *err)
+{
+    sqlite3_stmt *st;
+    int rc, version;
+
+    if ((rc = sq_prep(&s->writer, "PRAGMA user_version", &st, err)) < 0)
+        return rc;
+    rc = sqlite3_step(st);
+    version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sq_done(st);
+    if (version < 0)
+        return sq_fail(s->writer.db, rc, err, "", NULL);
+    if (version > SQ_SCHEMA_VERSION)
+        return kh_store_err(err, KYTOS_EUNAVAIL,
+                            "%s has store schema version %d; this kytosd knows up to %d", s->path,
+                            version, SQ_SCHEMA_VERSION);
+    if (version == SQ_SCHEMA_VERSION)
+        return 0;
+    /* version 0: new file.  Later versions migrate here, step by step. */
+    if ((rc = sq_begin(&s->writer, err)) < 0)
+        return rc;
+    if ((rc = sq_exec(&s->writer,
+                      "CREATE TABLE IF NOT EXISTS kh_indexes(coll TEXT NOT NULL, name TEXT NOT NULL,"
+                      " keys TEXT NOT NULL, is_unique INTEGER NOT NULL, multikey INTEGER NOT NULL,"
+                      " PRIMARY KEY(coll, name))", err)) < 0 ||
+        (rc = sq_exec(&s->writer, "PRAGMA user_version=1", err)) < 0) {
+        sq_rollback(&s->writer);
+        return rc;
+    }
+    return sq_commit(&s->writer, err);
+}
+
+static void schema_load(struct sq_store *s, const struct kh_store_opts *opts)
+{
+    sqlite3_stmt *st;
+
+    if (sq_prep(&s->writer, "SELECT name FROM sqlite_schema WHERE type='table' AND name GLOB 'c:*'",
+                &st, NULL) == 0) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *t = (const char *)sqlite3_column_text(st, 0);
+            if (t && kh_store_check_coll(t + 2, NULL) == 0 && !coll_find(s, t + 2))
+                coll_add(s, t + 2);
+        }
+        sq_done(st);
+    }
+    if (sq_prep(&s->writer, "SELECT coll, name, keys, is_unique, multikey FROM kh_indexes", &st,
+                NULL) != 0)
+        return;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *cn = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *keys = (const char *)sqlite3_column_text(st, 2);
+        struct sq_coll *c = cn ? coll_find(s, cn) : NULL;
+        struct json_object *kj = keys ? json_tokener_parse(keys) : NULL;
+        struct sq_index ix = {0}, *nix;
+        struct kytos_error e = {0};
+        /* the file is input too: a bad row only costs its pushdown */
+        if (!c || !name || kh_store_check_index_name(name, &e) < 0 || c->nix >= SQ_MAX_INDEXES ||
+            index_parse(&ix, kj, &e) < 0 || !(nix = realloc(c->ix, sizeof(*nix) * (size_t)(c->nix + 1)))) {
+            kh_store_logf(opts, 30, "store: ignoring index row %s/%s in kh_indexes (%s)",
+                          cn ? cn : "?", name ? name : "?", e.message[0] ? e.message : "unknown collection");
+            index_clear(&ix);
+            json_object_put(kj);
+            continue;
+        }
+        snprintf(ix.name, sizeof(ix.name), "%s", name);
+        ix.unique = sqlite3_column_int(st, 3) != 0;
+        ix.multikey = sqlite3_column_int(st, 4) != 0;
+        c->ix = nix;
+        c->ix[c->nix++] = ix;
+        json_object_put(kj);
+    }
+    sq_done(st);
+}
+
+static void sq_close(struct kh_store_backend *b)
+{
+    struct sq_store *s = (struct sq_store *)b;
+
+    if (!s)
+        return;
+    for (int k = 0; k < s->nreaders; k++)
+        conn_close(&s->readers[k]);
+    free(s->readers);
+    conn_close(&s->writer);
+    for (int k = 0; k < s->ncolls; k++)
+        coll_free(s->colls[k]);
+    free(s->colls);
+    pthread_mutex_destroy(&s->wmu);
+    pthread_mutex_destroy(&s->rmu);
+    pthread_mutex_destroy(&s->mmu);
+    pthread_cond_destroy(&s->rcv);
+    free(s->path);
+    free(s);
+}
+
+/* ---- reader pool ---- */
+
+static struct sq_conn *reader_get(struct sq_store *s)
+{
+    struct sq_conn *c;
+
+    if (s->nreaders == 0) {
+        pthread_mutex_lock(&s->wmu);
+        return &s->writer;
+    }
+    pthread_mutex_lock(&s->rmu);
+    while (!s->free_readers)
+        pthread_cond_wait(&s->rcv, &s->rmu);
+    c = s->free_readers;
+    s->free_readers = c->next_free;
+    pthread_mutex_unlock(&s->rmu);
+    return c;
+}
+
+static void reader_put(struct sq_store *s, struct sq_conn *c)
+{
+    if (c == &s->writer) {
+        pthread_mutex_unlock(&s->wmu);
+        return;
+    }
+    pthread_mutex_lock(&s->rmu);
+    c->next_free = s->free_readers;
+    s->free_readers = c;
+    pthread_cond_signal(&s->rcv);
+    pthread_mutex_unlock(&s->rmu);
+}
+
+/* ---- status ---- */
+
+static int sq_status(struct kh_store_backend *b, struct json_object *st)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    int n;
+
+    pthread_mutex_lock(&s->mmu);
+    n = s->ncolls;
+    pthread_mutex_unlock(&s->mmu);
+    json_object_object_add(st, "path", json_object_new_string(s->path));
+    json_object_object_add(st, "journal", json_object_new_string(s->nreaders ? "wal" : "memory"));
+    json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));
+    json_object_object_add(st, "readers", json_object_new_int(s->nreaders));
+    json_object_object_add(st, "collections", json_object_new_int(n));
+    json_object_object_add(st, "sqlite_version", json_object_new_string(sqlite3_libversion()));
+    return 1;
+}
+
+/* ---- writes (wmu held, inside a transaction) ---- */
+
+/* Mark indexes that this document makes multikey; persist the change. */
+static int note_multikey(struct sq_store *s, const char *coll, struct json_object *doc,
+                         struct kytos_error *err)
+{
+    char flipped[SQ_MAX_INDEXES][KH_STORE_MAX_INDEX_NAME + 1];
+    int nflip = 0, rc;
+    struct sq_coll *c;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = coll_find(s, coll)) != NULL) {
+        for (int k = 0; k < c->nix; k++) {
+            struct sq_index *ix = &c->ix[k];
+            if (ix->multikey)
+                continue;
+            for (int j = 0; j < ix->nkeys; j++) {
+                if (kh_path_has_array(doc, &ix->keys[j])) {
+                    /* set before commit: a reader then scans, never misses */
+                    ix->multikey = 1;
+                    snprintf(flipped[nflip++], sizeof(flipped[0]), "%s", ix->name);
+                    break;
+                }
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->mmu);
+    for (int k = 0; k < nflip; k++) {
+        sqlite3_stmt *st;
+        if ((rc = sq_prep(&s->writer, "UPDATE kh_indexes SET multikey=1 WHERE coll=?1 AND name=?2",
+                          &st, err)) < 0)
+            return rc;
+        sqlite3_bind_text(st, 1, coll, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, flipped[k], -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sq_done(st);
+        if (rc != SQLITE_DONE)
+            return sq_fail(s->writer.db, rc, err, coll, NULL);
+    }
+    return 0;
+}
+
+/* mode: 0 put (insert or replace), 1 insert, 2 replace an existing row */
+static int w_store(struct sq_store *s, const char *coll, const char *id, const char *text, size_t len,
+                   struct json_object *doc, int mode, struct kytos_error *err)
+{
+    static const char *const fmt[] = {
+        "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc",
+        "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2)",
+        "UPDATE \"c:%s\" SET doc=?2 WHERE id=?1",
+    };
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    if ((rc = note_multikey(s, coll, doc, err)) < 0)
+        return rc;
+    snprintf(sql, sizeof(sql), fmt[mode], coll);
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    return 0;
+}
+
+static int w_put(struct sq_store *s, const char *coll, const char *id, struct json_object *doc,
+                 int insert_only, struct kytos_error *err)
+{
+    char *text;
+    size_t len;
+    int rc;
+
+    if ((rc = kh_doc_encode(doc, id, &text, &len, err)) < 0)
+        return rc;
+    rc = w_store(s, coll, id, text, len, doc, insert_only ? 1 : 0, err);
+    free(text);
+    return rc;
+}
+
+/* Load the stored document (NULL, 0 when missing). */
+static int load_doc(struct sq_store *s, struct sq_conn *c, const char *coll, const char *id,
+                    struct json_object **out, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    (void)s;
+    *out = NULL;
+    snprintf(sql, sizeof(sql), "SELECT doc FROM \"c:%s\" WHERE id=?1", coll);
+    if ((rc = sq_prep(c, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = kh_doc_parse((const char *)sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+                            coll, err);
+        rc = *out ? 0 : (err ? err->code : KYTOS_EIO);
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = sq_fail(c->db, rc, err, coll, id);
+    }
+    sq_done(st);
+    return rc;
+}
+
+static int w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+                   unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct json_object *doc;
+    const char *text;
+    size_t len;
+    int rc, inserting = 0;
+
+    if ((rc = load_doc(s, &s->writer, coll, id, &doc, err)) < 0)
+        return rc;
+    if (!doc) {
+        if (!(flags & KYTOS_STORE_UPSERT))
+            return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+        if (!(doc = json_object_new_object()) ||
+            json_object_object_add(doc, "_id", json_object_new_string(id)) < 0) {
+            json_object_put(doc);
+            return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        }
+        inserting = 1;
+    }
+    if ((rc = kh_update_apply(doc, update, inserting, err)) < 0 ||
+        (rc = kh_doc_text(doc, &text, &len, err)) < 0 ||
+        (rc = w_store(s, coll, id, text, len, doc, inserting ? 1 : 2, err)) < 0) {
+        json_object_put(doc);
+        return rc;
+    }
+    if (out)
+        *out = doc;
+    else
+        json_object_put(doc);
+    return 0;
+}
+
+static int w_delete(struct sq_store *s, const char *coll, const char *id, int *deleted,
+                    struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    snprintf(sql, sizeof(sql), "DELETE FROM \"c:%s\" WHERE id=?1", coll);
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    *deleted = sqlite3_changes(s->writer.db) > 0;
+    return 0;
+}
+
+/* ---- the backend calls ---- */
+
+static int sq_get(struct kh_store_backend *b, const char *coll, const char *id,
+                  struct json_object **out, struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct sq_conn *c;
+    int rc;
+
+    *out = NULL;
+    if (!coll_exists(s, coll))
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+    c = reader_get(s);
+    rc = load_doc(s, c, coll, id, out, err);
+    reader_put(s, c);
+    if (rc == 0 && !*out)
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+    return rc;
+}
+
+static int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
+                  struct json_object *doc, int insert_only, struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    char *text;
+    size_t len;
+    int rc;
+
+    /* encode before taking the lock: the lock is the bottleneck */
+    if ((rc = kh_doc_encode(doc, id, &text, &len, err)) < 0)
+        return rc;
+    pthread_mutex_lock(&s->wmu);
+    if ((rc = coll_ensure(s, coll, err)) == 0 && (rc = sq_begin(&s->writer, err)) == 0) {
+        if ((rc = w_store(s, coll, id, text, len, doc, insert_only ? 1 : 0, err)) == 0)
+            rc = sq_commit(&s->writer, err);
+        else
+            sq_rollback(&s->writer);
+    }
+    pthread_mutex_unlock(&s->wmu);
+    free(text);
+    return rc;
+}
+
+static int sq_patch(struct kh_store_backend *b, const char *coll, const char *id,
+                    struct json_object *update, unsigned flags, struct json_object **out,
+                    struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct json_object *doc = NULL;
+    int rc;
+
+    if ((rc = kh_update_check(update, err)) < 0)
+        return rc;
+    if (!(flags & KYTOS_STORE_UPSERT) && !coll_exists(s, coll))
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+    pthread_mutex_lock(&s->wmu);
+    if ((rc = coll_ensure(s, coll, err)) == 0 && (rc = sq_begin(&s->writer, err)) == 0) {
+        if ((rc = w_patch(s, coll, id, update, flags, &doc, err)) == 0)
+            rc = sq_commit(&s->writer, err);
+        else
+            sq_rollback(&s->writer);
+    }
+    pthread_mutex_unlock(&s->wmu);
+    if (rc == 0 && out)
+        *out = doc;
+    else
+        json_object_put(doc);
+    return rc;
+}
+
+static int sq_delete(struct kh_store_backend *b, const char *coll, const char *id,
+                     struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    int rc, deleted = 0;
+
+    if (!coll_exists(s, coll))
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+    pthread_mutex_lock(&s->wmu);
+    if ((rc = sq_begin(&s->writer, err)) == 0) {
+        if ((rc = w_delete(s, coll, id, &deleted, err)) == 0)
+            rc = sq_commit(&s->writer, err);
+        else
+            sq_rollback(&s->writer);
+    }
+    pthread_mutex_unlock(&s->wmu);
+    if (rc == 0 && !deleted)
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+    return rc;
+}
+
+static const char *op_name(int op)
+{
+    switch (op) {
+    case KYTOS_WRITE_PUT: return "put";
+    case KYTOS_WRITE_INSERT: return "insert";
+    case KYTOS_WRITE_PATCH: return "patch";
+    case KYTOS_WRITE_DELETE: return "delete";
+    default: return "?";
+    }
+}
+
+static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_write *ops, size_t n,
+                   struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct kytos_error e = {0};
+    char **texts;
+    size_t *lens, k = 0, bad = n;
+    int rc = 0;
+
+    if (!(texts = calloc(n ? n : 1, sizeof(*texts))) || !(lens = calloc(n ? n : 1, sizeof(*lens)))) {
+        free(texts);
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    }
+    /* check and encode everything first: nothing is written if any op is bad */
+    for (k = 0; k < n && rc == 0; k++) {
+        if (ops[k].op == KYTOS_WRITE_PUT || ops[k].op == KYTOS_WRITE_INSERT)
+            rc = kh_doc_encode(ops[k].doc, ops[k].id, &texts[k], &lens[k], &e);
+        else if (ops[k].op == KYTOS_WRITE_PATCH)
+            rc = kh_update_check(ops[k].doc, &e);
+        if (rc < 0)
+            bad = k;
+    }
+    if (rc == 0) {
+        pthread_mutex_lock(&s->wmu);
+        if ((rc = coll_ensure(s, coll, &e)) == 0 && (rc = sq_begin(&s->writer, &e)) == 0) {
+            for (k = 0; k < n && rc == 0; k++) {
+                int deleted;
+                switch (ops[k].op) {
+                case KYTOS_WRITE_PUT:
+                case KYTOS_WRITE_INSERT:
+                    rc = w_store(s, coll, ops[k].id, texts[k], lens[k], ops[k].doc,
+                                 ops[k].op == KYTOS_WRITE_INSERT, &e);
+                    break;
+                case KYTOS_WRITE_PATCH:
+                    rc = w_patch(s, coll, ops[k].id, ops[k].doc, ops[k].flags, NULL, &e);
+                    break;
+                default:
+                    rc = w_delete(s, coll, ops[k].id, &deleted, &e);
+                }
+                if (rc < 0)
+                    bad = k;
+            }
+            if (rc == 0) {
+                rc = sq_commit(&s->writer, &e);
+            } else {
+                sq_rollback(&s->writer);
+            }
+        }
+        pthread_mutex_unlock(&s->wmu);
+    }
+    if (rc < 0 && bad < n)
+        kh_store_err(err, rc, "bulk op %zu (%s '%.100s'): %s", bad, op_name(ops[bad].op),
+                     ops[bad].id, e.message);
+    else if (rc < 0)
+        kh_store_err(err, rc, "%s", e.message);
+    for (size_t j = 0; j < n; j++)
+        free(texts[j]);
+    free(texts);
+    free(lens);
+    return rc;
+}
+
+/* ---- find / count ---- */
+
+struct sq_cursor {
+    struct kytos_cursor base;
+    struct json_object **docs;
+    size_t n, pos;
+    struct kh_proj *proj;
+};
+
+static int cursor_next(kytos_cursor *cc, struct json_object **doc, struct kytos_error *err)
+{
+    struct sq_cursor *c = (struct sq_cursor *)cc;
+
+    (void)err;
+    *doc = NULL;
+    if (c->pos >= c->n)
+        return 0;
+    *doc = kh_proj_apply(c->proj, c->docs[c->pos]);
+    c->docs[c->pos++] = NULL;
+    return 1;
+}
+
+static void cursor_free(kytos_cursor *cc)
+{
+    struct sq_cursor *c = (struct sq_cursor *)cc;
+
+    for (size_t k = c->pos; k < c->n; k++)
+        json_object_put(c->docs[k]);
+    free(c->docs);
+    kh_proj_free(c->proj);
+    free(c);
+}
+
+/* Can SQLite's value for the json_extract form select a superset? */
+static int bindable(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_int:
+    case json_type_double:
+    case json_type_string:
+    case json_type_boolean: return 1;
+    default: return 0;
+    }
+}
+
+static void bind_value(sqlite3_stmt *st, int i, struct json_object *v, int as_json)
+{
+    struct kh_num n;
+
+    if (as_json) {
+        size_t len;
+        const char *t = json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN |
+                                                          JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+        sqlite3_bind_text(st, i, t, (int)len, SQLITE_TRANSIENT);
+        return;
+    }
+    if (json_object_is_type(v, json_type_string)) {
+        sqlite3_bind_text(st, i, json_object_get_string(v), json_object_get_string_len(v),
+                          SQLITE_TRANSIENT);
+    } else if (json_object_is_type(v, json_type_boolean)) {
+        sqlite3_bind_int(st, i, json_object_get_boolean(v));
+    } else if (kh_num_get(v, &n)) {
+        if (n.kind == 0)
+            sqlite3_bind_int64(st, i, n.i);
+        else if (n.kind == 1)
+            sqlite3_bind_double(st, i, (double)n.u); /* as SQLite reads such a number */
+        else
+            sqlite3_bind_double(st, i, n.d);
+    }
+}
+
+/* One pushed-down condition: the SQL text and the values it binds. */
+struct push {
+    const struct kh_cond *c;
+    int as_json;      /* bind JSON text (unique index form) */
+};
+
+#define SQ_MAX_PUSH 16
+
+struct plan {
+    struct sb where;
+    struct push push[SQ_MAX_PUSH * 2];
+    int npush;
+    int nparam;       /* last ?N used: ?1 kh_match, ?2 limit, ?3 offset */
+    int exact;        /* SQL alone is exact: kh_match() not needed */
+};
+
+static int is_id_path(const struct kh_path *p)
+{
+    return p->n == 1 && !strcmp(p->seg[0], "_id");
+}
+
+static int all_strings(const struct kh_cond *c)
+{
+    if (c->op == KH_OP_IN) {
+        size_t n = json_object_array_length(c->val);
+        for (size_t k = 0; k < n; k++)
+            if (!json_object_is_type(json_object_array_get_idx(c->val, k), json_type_string))
+                return 0;
+        return n > 0;
+    }
+    return json_object_is_type(c->val, json_type_string);
+}
+
+static int all_bindable(const struct kh_cond *c, int unique)
+{
+    if (c->op == KH_OP_IN) {
+        size_t n = json_object_array_length(c->val);
+        for (size_t k = 0; k < n; k++) {
+            struct json_object *v = json_object_array_get_idx(c->val, k);
+            if (unique ? !(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_boolean))
+                       : !bindable(v))
+                return 0;
+        }
+        return n > 0;
+    }
+    if (unique)
+        return c->op == KH_OP_EQ &&
+               (json_object_is_type(c->val, json_type_string) || json_object_is_type(c->val, json_type_boolean));
+    return bindable(c->val);
+}
+
+static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr, int as_json)
+{
+    static const char *const cmp[] = {"=", "IN", ">", ">=", "<", "<="};
+    const char *op = cmp[c->op];
+    struct kh_num n;
+
+    if (pl->npush == (int)(sizeof(pl->push) / sizeof(pl->push[0])))
+        return;
+    /* a uint64 above INT64_MAX is rounded to a double on both sides */
+    if ((c->op == KH_OP_GT || c->op == KH_OP_LT) && kh_num_get(c->val, &n) && n.kind == 1)
+        op = c->op == KH_OP_GT ? ">=" : "<=";
+    if (c->op == KH_OP_IN) {
+        size_t len = json_object_array_length(c->val);
+        sb_add(&pl->where, " AND %s IN (", expr);
+        for (size_t k = 0; k < len; k++)
+            sb_add(&pl->where, "%s?%d", k ? "," : "", ++pl->nparam);
+        sb_add(&pl->where, ")");
+    } else {
+        sb_add(&pl->where, " AND %s %s ?%d", expr, op, ++pl->nparam);
+    }
+    pl->push[pl->npush].c = c;
+    pl->push[pl->npush].as_json = as_json;
+    pl->npush++;
+}
+
+/* mmu held */
+static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct kh_filter *f)
+{
+    int pushed_all = 1;
+
+    pl->exact = f == NULL;
+    if (!f)
+        return;
+    if (f->is_or || f->nkids) {
+        pushed_all = 0;
+        if (f->is_or)
+            return;
+    }
+    for (int k = 0; k < f->nconds && pl->npush < SQ_MAX_PUSH; k++) {
+        const struct kh_cond *c = &f->conds[k];
+        int used = 0;
+        if (c->negate || c->op == KH_OP_EXISTS) {
+            pushed_all = 0;
+            continue;
+        }
+        if (is_id_path(&c->path)) {
+            if (all_strings(c)) {
+                push_term(pl, c, "id", 0);
+                continue;
+            }
+            pushed_all = 0;
+            continue;
+        }
+        pushed_all = 0;
+        for (int i = 0; i < coll->nix && !used; i++) {
+            const struct sq_index *ix = &coll->ix[i];
+            if (ix->multikey)
+                continue;
+            for (int j = 0; j < ix->nkeys; j++) {
+                char expr[KH_PATH_MAX * 2 + 96];
+                if (strcmp(ix->keys[j].text, c->path.text) || !all_bindable(c, ix->unique) ||
+                    key_expr(&c->path, ix->unique, expr, sizeof(expr)) < 0)
+                    continue;
+                push_term(pl, c, expr, ix->unique);
+                used = 1;
+                break;
+            }
+        }
+    }
+    pl->exact = pushed_all && f->nconds == pl->npush;
+}
+
+static int bind_plan(sqlite3_stmt *st, const struct plan *pl, int first)
+{
+    int i = first;
+
+    for (int k = 0; k < pl->npush; k++) {
+        const struct kh_cond *c = pl->push[k].c;
+        if (c->op == KH_OP_IN) {
+            size_t len = json_object_array_length(c->val);
+            for (size_t j = 0; j < len; j++)
+                bind_value(st, i++, json_object_array_get_idx(c->val, j), pl->push[k].as_json);
+        } else {
+            bind_value(st, i++, c->val, pl->push[k].as_json);
+        }
+    }
+    return i;
+}
+
+/* Run SELECT over coll with filter f; keep = collect documents (find), else
+ * only count.  sql_limit: LIMIT/OFFSET can go to SQLite (no sort). */
+static int run_query(struct sq_store *s, const char *coll, const struct kh_filter *f, int keep,
+                     int64_t skip, int64_t limit, struct json_object ***docs, size_t *ndocs,
+                     int64_t *count, struct kytos_error *err)
+{
+    struct plan pl = {.nparam = 3};
+    struct sq_match m = {0};
+    struct sb sql = {0};
+    struct sq_coll *cinfo;
+    struct sq_conn *c;
+    sqlite3_stmt *st;
+    size_t cap = 0, bytes = 0;
+    int rc = 0, step;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((cinfo = coll_find(s, coll)) != NULL)
+        plan_where(&pl, cinfo, f);
+    pthread_mutex_unlock(&s->mmu);
+    if (!cinfo)
+        return 0; /* no table yet: nothing matches */
+    if (keep)
+        sb_add(&sql, "SELECT rowid, doc FROM \"c:%s\" WHERE 1", coll);
+    else
+        sb_add(&sql, "SELECT count(*) FROM \"c:%s\" WHERE 1", coll);
+    sb_add(&sql, "%s", pl.where.p ? pl.where.p : "");
+    if (!pl.exact)
+        sb_add(&sql, " AND kh_match(?1, rowid, doc)");
+    if (keep && (limit > 0 || skip > 0))
+        sb_add(&sql, " LIMIT ?2 OFFSET ?3");
+    free(pl.where.p);
+    if (sql.oom || pl.where.oom) {
+        free(sql.p);
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    }
+    c = reader_get(s);
+    if ((rc = sq_prep(c, sql.p, &st, err)) < 0)
+        goto out;
+    m.f = f;
+    m.coll = coll;
+    m.keep = keep;
+    m.rowid = -1;
+    if (!pl.exact)
+        sqlite3_bind_pointer(st, 1, &m, "kh_match", NULL);
+    if (keep && (limit > 0 || skip > 0)) {
+        sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
+        sqlite3_bind_int64(st, 3, skip);
+    }
+    bind_plan(st, &pl, 4);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct json_object *doc;
+        if (!keep) {
+            *count = sqlite3_column_int64(st, 0);
+            continue;
+        }
+        if (m.doc && m.rowid == sqlite3_column_int64(st, 0)) {
+            doc = m.doc; /* parsed by kh_match() for this very row */
+            m.doc = NULL;
+        } else {
+            doc = kh_doc_parse((const char *)sqlite3_column_text(st, 1),
+                               (size_t)sqlite3_column_bytes(st, 1), coll, err);
+            if (!doc) {
+                rc = err ? err->code : KYTOS_EIO;
+                break;
+            }
+        }
+        bytes += (size_t)sqlite3_column_bytes(st, 1);
+        if (bytes > SQ_RESULT_MAX) {
+            json_object_put(doc);
+            rc = kh_store_err(err, KYTOS_ETOOBIG,
+                              "find on '%s' matched more than %zu MiB; use a limit or a narrower filter",
+                              coll, SQ_RESULT_MAX >> 20);
+            break;
+        }
+        if (*ndocs == cap) {
+            struct json_object **nd = realloc(*docs, sizeof(*nd) * (cap ? cap * 2 : 16));
+            if (!nd) {
+                json_object_put(doc);
+                rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+                break;
+            }
+            *docs = nd;
+            cap = cap ? cap * 2 : 16;
+        }
+        (*docs)[(*ndocs)++] = doc;
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        if (m.failed)
+            rc = kh_store_err(err, m.err.code, "%s", m.err.message);
+        else
+            rc = sq_fail(c->db, step, err, coll, NULL);
+    }
+    sq_done(st);
+out:
+    reader_put(s, c);
+    json_object_put(m.doc);
+    free(sql.p);
+    return rc;
+}
+
+static int sq_find(struct kh_store_backend *b, const char *coll, const struct kytos_find *q,
+                   kytos_cursor **out, struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct kh_filter *f = NULL;
+    struct kh_sort *sort = NULL;
+    struct sq_cursor *c;
+    int64_t skip = q ? q->skip : 0, limit = q ? q->limit : 0;
+    int rc;
+
+    *out = NULL;
+    if (!(c = calloc(1, sizeof(*c))))
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    c->base.next = cursor_next;
+    c->base.free = cursor_free;
+    if ((rc = kh_filter_compile(q ? q->filter : NULL, &f, err)) < 0 ||
+        (rc = kh_sort_compile(q ? q->sort : NULL, &sort, err)) < 0 ||
+        (rc = kh_proj_compile(q ? q->projection : NULL, &c->proj, err)) < 0)
+        goto fail;
+    if (!sort) {
+        rc = run_query(s, coll, f, 1, skip, limit, &c->docs, &c->n, NULL, err);
+    } else {
+        /* MongoDB's order is not SQLite's (types, uint64): sort here */
+        rc = run_query(s, coll, f, 1, 0, 0, &c->docs, &c->n, NULL, err);
+        if (rc == 0) {
+            kh_sort_docs(sort, c->docs, c->n);
+            c->pos = (size_t)skip < c->n ? (size_t)skip : c->n;
+            for (size_t k = 0; k < c->pos; k++) {
+                json_object_put(c->docs[k]);
+                c->docs[k] = NULL;
+            }
+            if (limit > 0 && c->n - c->pos > (uint64_t)limit) {
+                for (size_t k = c->pos + (size_t)limit; k < c->n; k++)
+                    json_object_put(c->docs[k]);
+                c->n = c->pos + (size_t)limit;
+            }
+        }
+    }
+    if (rc < 0)
+        goto fail;
+    kh_filter_free(f);
+    kh_sort_free(sort);
+    *out = &c->base;
+    return 0;
+fail:
+    kh_filter_free(f);
+    kh_sort_free(sort);
+    cursor_free(&c->base);
+    return rc;
+}
+
+static int sq_count(struct kh_store_backend *b, const char *coll, struct json_object *filter,
+                    int64_t *out, struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct kh_filter *f = NULL;
+    int rc;
+
+    *out = 0;
+    if ((rc = kh_filter_compile(filter, &f, err)) < 0)
+        return rc;
+    rc = run_query(s, coll, f, 0, 0, 0, NULL, NULL, out, err);
+    kh_filter_free(f);
+    return rc;
+}
+
+/* ---- indexes ---- */
+
+static int same_index(const struct sq_index *a, const struct sq_index *b)
+{
+    return a->unique == b->unique && !strcmp(a->keys_json, b->keys_json);
+}
+
+/* wmu held, in a transaction: does any stored document make ix multikey? */
+static int scan_multikey(struct sq_store *s, const char *coll, struct sq_index *ix,
+                         struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    snprintf(sql, sizeof(sql), "SELECT doc FROM \"c:%s\"", coll);
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    while (!ix->multikey && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct json_object *doc = kh_doc_parse((const char *)sqlite3_column_text(st, 0),
+                                               (size_t)sqlite3_column_bytes(st, 0), coll, NULL);
+        for (int j = 0; doc && j < ix->nkeys; j++)
+            if (kh_path_has_array(doc, &ix->keys[j]))
+                ix->multikey = 1;
+        if (!doc)
+            ix->multikey = 1; /* unreadable: never trust the index for it */
+        json_object_put(doc);
+    }
+    sq_done(st);
+    return 0;
+}
+
+static int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
+                    struct json_object *keys, unsigned flags, struct kytos_error *err)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct sq_index ix = {0}, *nix;
+    struct sq_coll *c;
+    struct sb sql = {0};
+    sqlite3_stmt *st;
+    int rc, exists = 0;
+
+    snprintf(ix.name, sizeof(ix.name), "%s", name);
+    ix.unique = (flags & KYTOS_STORE_UNIQUE) != 0;
+    if ((rc = index_parse(&ix, keys, err)) < 0)
+        goto out;
+    pthread_mutex_lock(&s->wmu);
+    if ((rc = coll_ensure(s, coll, err)) < 0)
+        goto unlock;
+    pthread_mutex_lock(&s->mmu);
+    c = coll_find(s, coll);
+    for (int k = 0; c && k < c->nix; k++) {
+        if (!strcmp(c->ix[k].name, name)) {
+            exists = same_index(&c->ix[k], &ix) ? 1 : -1;
+            break;
+        }
+        if (same_index(&c->ix[k], &ix))
+            exists = 1; /* the same keys under another name: there already */
+    }
+    if (c && !exists && c->nix >= SQ_MAX_INDEXES)
+        exists = -2;
+    pthread_mutex_unlock(&s->mmu);
+    if (exists == -1) {
+        rc = kh_store_err(err, KYTOS_EEXIST, "index '%s' on '%s' exists with other keys or options",
+                          name, coll);
+        goto unlock;
+    }
+    if (exists == -2) {
+        rc = kh_store_err(err, KYTOS_EFULL, "'%s' has %d indexes already", coll, SQ_MAX_INDEXES);
+        goto unlock;
+    }
+    if (exists)
+        goto unlock;
+    sb_add(&sql, "CREATE %sINDEX \"i:%s:%s\" ON \"c:%s\"(", ix.unique ? "UNIQUE " : "", coll, name, coll);
+    for (int k = 0; k < ix.nkeys; k++) {
+        char expr[KH_PATH_MAX * 2 + 96];
+        if (key_expr(&ix.keys[k], ix.unique, expr, sizeof(expr)) < 0) {
+            rc = kh_store_err(err, KYTOS_EINVAL, "index key '%.100s' is too long", ix.keys[k].text);
+            goto unlock;
+        }
+        sb_add(&sql, "%s%s%s", k ? "," : "", expr, ix.dirs[k] < 0 ? " DESC" : "");
+    }
+    sb_add(&sql, ")");
+    if (sql.oom) {
+        rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        goto unlock;
+    }
+    if ((rc = sq_begin(&s->writer, err)) < 0)
+        goto unlock;
+    rc = sqlite3_exec(s->writer.db, sql.p, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_CONSTRAINT)
+            rc = kh_store_err(err, KYTOS_EEXIST,
+                              "cannot create unique index '%s' on '%s': documents share a key", name, coll);
+        else
+            rc = sq_fail(s->writer.db, rc, err, coll, NULL);
+        sq_rollback(&s->writer);
+        goto unlock;
+    }
+    if ((rc = scan_multikey(s, coll, &ix, err)) < 0 ||
+        (rc = sq_prep(&s->writer, "INSERT INTO kh_indexes(coll,name,keys,is_unique,multikey) "
+                                  "VALUES(?1,?2,?3,?4,?5)", &st, err)) < 0) {
+        sq_rollback(&s->writer);
+        goto unlock;
+    }
+    sqlite3_bind_text(st, 1, coll, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, ix.keys_json, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, ix.unique);
+    sqlite3_bind_int(st, 5, ix.multikey);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE) {
+        rc = sq_fail(s->writer.db, rc, err, coll, NULL);
+        sq_rollback(&s->writer);
+        goto unlock;
+    }
+    if ((rc = sq_commit(&s->writer, err)) < 0)
+        goto unlock;
+    pthread_mutex_lock(&s->mmu);
+    c = coll_find(s, coll);
+    if (c && (nix = realloc(c->ix, sizeof(*nix) * (size_t)(c->nix + 1))) != NULL) {
+        c->ix = nix;
+        c->ix[c->nix++] = ix;
+        memset(&ix, 0, sizeof(ix)); /* owned by the collection now */
+    }
+    pthread_mutex_unlock(&s->mmu);
+unlock:
+    pthread_mutex_unlock(&s->wmu);
+out:
+    index_clear(&ix);
+    free(sql.p);
+    return rc;
+}
+
+static const struct kh_store_ops sq_ops = {
+    .name = "sqlite",
+    .close = sq_close,
+    .status = sq_status,
+    .get = sq_get,
+    .put = sq_put,
+    .patch = sq_patch,
+    .del = sq_delete,
+    .find = sq_find,
+    .count = sq_count,
+    .bulk = sq_bulk,
+    .index = sq_index,
+};
+
+int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_opts *opts,
+                         struct kytos_error *err)
+{
+    struct sq_store *s;
+    const char *dir = opts ? opts->data_dir : NULL;
+    int rc, nreaders;
+    sqlite3_stmt *st;
+
+    *out = NULL;
+    if (sqlite3_libversion_number() < 3038000)
+        return kh_store_err(err, KYTOS_EUNAVAIL, "SQLite %s is too old (3.38 or later needed)",
+                            sqlite3_libversion());
+    if (!(s = calloc(1, sizeof(*s))))
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    s->base.ops = &sq_ops;
+    pthread_mutex_init(&s->wmu, NULL);
+    pthread_mutex_init(&s->rmu, NULL);
+    pthread_mutex_init(&s->mmu, NULL);
+    pthread_cond_init(&s->rcv, NULL);
+    s->sync_full = opts && opts->sync && !strcmp(opts->sync, "full");
+    if (opts && opts->sync && opts->sync[0] && strcmp(opts->sync, "full") && strcmp(opts->sync, "normal")) {
+        rc = kh_store_err(err, KYTOS_EINVAL, "store_sync must be \"normal\" or \"full\", not \"%.40s\"",
+                          opts->sync);
+        goto fail;
+    }
+    if (dir && dir[0]) {
+        struct stat sb;
+        if (stat(dir, &sb) < 0 && (errno != ENOENT || mkdir(dir, 0700) < 0)) {
+            rc = kh_store_err(err, KYTOS_EUNAVAIL, "data directory %s: %s", dir, strerror(errno));
+            goto fail;
+        }
+        if (asprintf(&s->path, "%s/store.db", dir) < 0) {
+            s->path = NULL;
+            rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+            goto fail;
+        }
+        nreaders = opts->readers > 0 ? opts->readers : SQ_READERS_DEFAULT;
+        if (nreaders > SQ_READERS_MAX)
+            nreaders = SQ_READERS_MAX;
+    } else {
+        s->path = strdup(":memory:");
+        nreaders = 0;
+    }
+    if (!s->path) {
+        rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = conn_open(s, &s->writer, 1, err)) < 0)
+        goto fail;
+    if (nreaders) {
+        const char *mode = NULL;
+        if ((rc = sq_prep(&s->writer, "PRAGMA journal_mode=WAL", &st, err)) < 0)
+            goto fail;
+        if (sqlite3_step(st) == SQLITE_ROW)
+            mode = (const char *)sqlite3_column_text(st, 0);
+        if (!mode || strcmp(mode, "wal")) {
+            rc = kh_store_err(err, KYTOS_EUNAVAIL, "%s: cannot switch to WAL mode (%s)", s->path,
+                              mode ? mode : sqlite3_errmsg(s->writer.db));
+            sq_done(st);
+            goto fail;
+        }
+        sq_done(st);
+    }
+    if ((rc = schema_init(s, err)) < 0)
+        goto fail;
+    schema_load(s, opts);
+    if (nreaders && !(s->readers = calloc((size_t)nreaders, sizeof(*s->readers)))) {
+        rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < nreaders; k++) {
+        if ((rc = conn_open(s, &s->readers[k], 0, err)) < 0) {
+            conn_close(&s->readers[k]);
+            goto fail;
+        }
+        s->nreaders++;
+        s->readers[k].next_free = s->free_readers;
+        s->free_readers = &s->readers[k];
+    }
+    *out = &s->base;
+    return 0;
+fail:
+    sq_close(&s->base);
+    return rc;
+}

@@ -1,0 +1,587 @@
+/* plugins/flow_manager/flow.c - checks and ids of one flow (see flow.h). */
+#include "flow.h"
+#include "pyjson.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define U8 0xffu
+#define U16 0xffffu
+#define U32 0xffffffffu
+#define U64 UINT64_MAX
+
+enum { MT_INT, MT_STR, MT_VLAN, MT_INT_OR_STR };
+
+/* of_core MatchBase fields (flow.py) with the type flow_manager's FlowDoc
+ * and pyof's packing accept. */
+static const struct {
+    const char *name;
+    int type;
+    uint64_t max;
+} match_fields[] = {
+    {"in_port", MT_INT, U32},      {"dl_src", MT_STR, 0},          {"dl_dst", MT_STR, 0},
+    {"dl_vlan", MT_VLAN, 4095},    {"dl_vlan_pcp", MT_INT, 7},     {"dl_type", MT_INT, U16},
+    {"nw_proto", MT_INT, U8},      {"nw_src", MT_STR, 0},          {"nw_dst", MT_STR, 0},
+    {"tp_src", MT_INT, U16},       {"tp_dst", MT_INT, U16},        {"in_phy_port", MT_INT, U32},
+    {"ip_dscp", MT_INT, 63},       {"ip_ecn", MT_INT, 3},          {"udp_src", MT_INT, U16},
+    {"udp_dst", MT_INT, U16},      {"sctp_src", MT_INT, U16},      {"sctp_dst", MT_INT, U16},
+    {"icmpv4_type", MT_INT, U8},   {"icmpv4_code", MT_INT, U8},    {"arp_op", MT_INT, U16},
+    {"arp_spa", MT_STR, 0},        {"arp_tpa", MT_STR, 0},         {"arp_sha", MT_STR, 0},
+    {"arp_tha", MT_STR, 0},        {"ipv6_src", MT_STR, 0},        {"ipv6_dst", MT_STR, 0},
+    {"ipv6_flabel", MT_INT, 0xfffff}, {"icmpv6_type", MT_INT, U8}, {"icmpv6_code", MT_INT, U8},
+    {"nd_tar", MT_INT_OR_STR, 0},  {"nd_sll", MT_INT_OR_STR, 0},   {"nd_tll", MT_INT_OR_STR, 0},
+    {"mpls_lab", MT_INT, 0xfffff}, {"mpls_tc", MT_INT, 7},         {"mpls_bos", MT_INT, 1},
+    {"pbb_isid", MT_INT, 0xffffff}, {"v6_hdr", MT_INT, 0x1ff},     {"metadata", MT_INT, U64},
+    {"tun_id", MT_INT, U64},
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int fm_json_uint(struct json_object *v, uint64_t max, uint64_t *out)
+{
+    uint64_t u;
+
+    if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+        return 0;
+    u = json_object_get_uint64(v);
+    if (u > max)
+        return 0;
+    *out = u;
+    return 1;
+}
+
+/* An integer field: pydantic's wording for a wrong type, pyof's range. */
+static int check_uint(struct json_object *v, uint64_t max, const char *where, uint64_t *out,
+                      char *err, size_t errlen)
+{
+    if (!json_object_is_type(v, json_type_int))
+        return fail(err, errlen, "%s: Input should be a valid integer", where);
+    if (json_object_get_int64(v) < 0)
+        return fail(err, errlen, "%s: Input should be greater than or equal to 0", where);
+    if (!fm_json_uint(v, max, out))
+        return fail(err, errlen, "%s: Input should be less than or equal to %" PRIu64, where,
+                    max);
+    return 0;
+}
+
+/* "vid/mask": both decimal integers (flow_manager's dl_vlan validator). */
+static int vlan_mask_ok(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    char *end;
+    unsigned long a, b;
+
+    if (!slash || slash == s || slash[1] == '\0')
+        return 0;
+    if (*s < '0' || *s > '9' || slash[1] < '0' || slash[1] > '9')
+        return 0;
+    a = strtoul(s, &end, 10);
+    if (end != slash || a > 8191)
+        return 0;
+    b = strtoul(slash + 1, &end, 10);
+    return *end == '\0' && b <= 8191;
+}
+
+static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size_t errlen)
+{
+    char where[96];
+    size_t i;
+    uint64_t u;
+
+    f->match = json_object_new_object();
+    if (!f->match)
+        return fail(err, errlen, "out of memory");
+    if (m == NULL || json_object_is_type(m, json_type_null))
+        return 0;
+    if (!json_object_is_type(m, json_type_object))
+        return fail(err, errlen, "flow, match: Input should be a valid dictionary");
+    /* Keep the request's order; unknown names are dropped like of_core. */
+    json_object_object_foreach(m, key, val) {
+        int type = -1;
+        uint64_t max = 0;
+        for (i = 0; i < sizeof match_fields / sizeof match_fields[0]; i++) {
+            if (strcmp(key, match_fields[i].name) == 0) {
+                type = match_fields[i].type;
+                max = match_fields[i].max;
+                break;
+            }
+        }
+        if (type < 0 || val == NULL)
+            continue;
+        snprintf(where, sizeof where, "flow, match, %s", key);
+        switch (type) {
+        case MT_INT:
+            if (check_uint(val, max, where, &u, err, errlen) != 0)
+                return -1;
+            break;
+        case MT_STR:
+            if (!json_object_is_type(val, json_type_string))
+                return fail(err, errlen, "%s: Input should be a valid string", where);
+            break;
+        case MT_INT_OR_STR:
+            if (!json_object_is_type(val, json_type_string) &&
+                check_uint(val, U64, where, &u, err, errlen) != 0)
+                return -1;
+            break;
+        case MT_VLAN:
+            if (json_object_is_type(val, json_type_string)) {
+                if (!vlan_mask_ok(json_object_get_string(val)))
+                    return fail(err, errlen,
+                                "%s: Value error, must be an integer or an integer with a mask "
+                                "in format vlan/mask",
+                                where);
+            } else if (!json_object_is_type(val, json_type_int)) {
+                return fail(err, errlen,
+                            "%s: Value error, must be an integer or an integer with a mask in "
+                            "format vlan/mask",
+                            where);
+            } else if (check_uint(val, max, where, &u, err, errlen) != 0) {
+                return -1;
+            }
+            break;
+        }
+        json_object_object_add(f->match, key, json_object_get(val));
+    }
+    return 0;
+}
+
+/* One action dict -> its of_core as_dict(), or -1. */
+static int parse_action(struct json_object *a, const char *where, struct json_object **out,
+                        char *err, size_t errlen)
+{
+    struct json_object *type, *v = NULL, *d;
+    const char *t, *field = NULL;
+    uint64_t max = 0, u;
+    char w[128];
+
+    if (!json_object_is_type(a, json_type_object))
+        return fail(err, errlen, "It couldn't serialize flow_dict: %s: an action must be an object",
+                    where);
+    type = json_object_object_get(a, "action_type");
+    if (!json_object_is_type(type, json_type_string)) {
+        struct fm_buf b;
+        char sb[128];
+        fm_buf_init(&b, sb, sizeof sb);
+        fm_py_repr(&b, type);
+        fail(err, errlen, "It couldn't serialize flow_dict: %s", b.oom ? "?" : b.p);
+        fm_buf_free(&b);
+        return -1;
+    }
+    t = json_object_get_string(type);
+    if (strcmp(t, "output") == 0)
+        field = "port", max = U32;
+    else if (strcmp(t, "set_vlan") == 0)
+        field = "vlan_id", max = 4095;
+    else if (strcmp(t, "set_queue") == 0)
+        field = "queue_id", max = U32;
+    else if (strcmp(t, "push_vlan") != 0 && strcmp(t, "pop_vlan") != 0)
+        return fail(err, errlen, "It couldn't serialize flow_dict: '%s'", t);
+
+    d = json_object_new_object();
+    if (!d)
+        return fail(err, errlen, "out of memory");
+    json_object_object_add(d, "action_type", json_object_new_string(t));
+    if (field) {
+        snprintf(w, sizeof w, "%s, %s", where, field);
+        v = json_object_object_get(a, field);
+        if (v == NULL) {
+            json_object_put(d);
+            return fail(err, errlen, "%s: Field required", w);
+        }
+        if (check_uint(v, max, w, &u, err, errlen) != 0) {
+            json_object_put(d);
+            return -1;
+        }
+        json_object_object_add(d, field, json_object_get(v));
+    } else if (strcmp(t, "push_vlan") == 0) {
+        /* of_core packs any tag_type: 's' is 802.1ad, anything else 802.1Q */
+        v = json_object_object_get(a, "tag_type");
+        json_object_object_add(d, "tag_type", v ? json_object_get(v) : NULL);
+    }
+    *out = d;
+    return 0;
+}
+
+static int parse_actions(struct json_object *list, const char *where, struct json_object *out,
+                         char *err, size_t errlen)
+{
+    size_t i, n;
+    char w[96];
+
+    if (list == NULL || json_object_is_type(list, json_type_null))
+        return 0;
+    if (!json_object_is_type(list, json_type_array))
+        return fail(err, errlen, "%s: Input should be a valid list", where);
+    n = json_object_array_length(list);
+    for (i = 0; i < n; i++) {
+        struct json_object *d = NULL;
+        snprintf(w, sizeof w, "%s, %zu", where, i);
+        if (parse_action(json_object_array_get_idx(list, i), w, &d, err, errlen) != 0)
+            return -1;
+        json_object_array_add(out, d);
+    }
+    return 0;
+}
+
+static int parse_instruction(struct json_object *in, size_t idx, struct json_object *out,
+                             char *err, size_t errlen)
+{
+    struct json_object *type, *d, *v;
+    const char *t;
+    char w[96];
+    uint64_t u;
+
+    snprintf(w, sizeof w, "flow, instructions, %zu", idx);
+    if (!json_object_is_type(in, json_type_object))
+        return fail(err, errlen, "%s: Input should be a valid dictionary", w);
+    type = json_object_object_get(in, "instruction_type");
+    if (!json_object_is_type(type, json_type_string)) {
+        struct fm_buf b;
+        char sb[128];
+        fm_buf_init(&b, sb, sizeof sb);
+        fm_py_repr(&b, type);
+        fail(err, errlen, "It couldn't serialize flow_dict: %s", b.oom ? "?" : b.p);
+        fm_buf_free(&b);
+        return -1;
+    }
+    t = json_object_get_string(type);
+    d = json_object_new_object();
+    if (!d)
+        return fail(err, errlen, "out of memory");
+    json_object_object_add(d, "instruction_type", json_object_new_string(t));
+    if (!strcmp(t, "apply_actions") || !strcmp(t, "write_actions") || !strcmp(t, "clear_actions")) {
+        struct json_object *acts = json_object_new_array();
+        json_object_object_add(d, "actions", acts);
+        strncat(w, ", actions", sizeof w - strlen(w) - 1);
+        if (parse_actions(json_object_object_get(in, "actions"), w, acts, err, errlen) != 0)
+            goto bad;
+    } else if (!strcmp(t, "goto_table") || !strcmp(t, "meter")) {
+        const char *field = t[0] == 'g' ? "table_id" : "meter_id";
+        char w2[128];
+        snprintf(w2, sizeof w2, "%s, %s", w, field);
+        v = json_object_object_get(in, field);
+        if (v == NULL) {
+            fail(err, errlen, "%s: Field required", w2);
+            goto bad;
+        }
+        if (check_uint(v, t[0] == 'g' ? U8 : U32, w2, &u, err, errlen) != 0)
+            goto bad;
+        json_object_object_add(d, field, json_object_get(v));
+    } else if (!strcmp(t, "write_metadata")) {
+        char w2[128];
+        snprintf(w2, sizeof w2, "%s, metadata", w);
+        v = json_object_object_get(in, "metadata");
+        if (v == NULL) {
+            fail(err, errlen, "%s: Field required", w2);
+            goto bad;
+        }
+        if (check_uint(v, U64, w2, &u, err, errlen) != 0)
+            goto bad;
+        json_object_object_add(d, "metadata", json_object_get(v));
+        v = json_object_object_get(in, "metadata_mask");
+        snprintf(w2, sizeof w2, "%s, metadata_mask", w);
+        if (v != NULL && check_uint(v, U64, w2, &u, err, errlen) != 0)
+            goto bad;
+        json_object_object_add(d, "metadata_mask", v ? json_object_get(v) : json_object_new_int(0));
+    } else {
+        fail(err, errlen, "It couldn't serialize flow_dict: '%s'", t);
+        goto bad;
+    }
+    json_object_array_add(out, d);
+    return 0;
+bad:
+    json_object_put(d);
+    return -1;
+}
+
+/* The top-level integer fields: name, OpenFlow width, default. */
+static int top_uint(struct json_object *src, const char *name, uint64_t max, int64_t def,
+                    int64_t *out, char *err, size_t errlen)
+{
+    struct json_object *v;
+    char where[64];
+    uint64_t u;
+
+    *out = def;
+    if (!json_object_object_get_ex(src, name, &v))
+        return 0;
+    snprintf(where, sizeof where, "flow, %s", name);
+    if (check_uint(v, max, where, &u, err, errlen) != 0)
+        return -1;
+    *out = (int64_t)u;
+    return 0;
+}
+
+static char *py_text(struct json_object *v)
+{
+    struct fm_buf b;
+    char sb[512], *s;
+
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_py_dump(&b, v);
+    if (b.oom) {
+        fm_buf_free(&b);
+        return NULL;
+    }
+    s = b.heap ? b.p : strdup(b.p);
+    return s;
+}
+
+static int flow_repr_fail(struct json_object *src, const char *msg, char *err, size_t errlen)
+{
+    struct fm_buf b;
+    char sb[512];
+
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_py_repr(&b, src);
+    fail(err, errlen, "%s flow: %s", msg, b.oom ? "{...}" : b.p);
+    fm_buf_free(&b);
+    return -1;
+}
+
+int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err, size_t errlen)
+{
+    struct json_object *v, *actions, *instr;
+    uint64_t u;
+    size_t i, n;
+
+    memset(f, 0, sizeof *f);
+    f->src = src;
+    if (!json_object_is_type(src, json_type_object))
+        return fail(err, errlen, "It couldn't serialize flow_dict: a flow must be an object");
+
+    f->has_cookie = json_object_object_get_ex(src, "cookie", NULL);
+    f->has_cookie_mask = json_object_object_get_ex(src, "cookie_mask", NULL);
+    if (cmd == FM_ADD && f->has_cookie_mask)
+        return flow_repr_fail(src, "cookie_mask shouldn't be set when adding flows.", err, errlen);
+    if (cmd == FM_DELETE && f->has_cookie && !f->has_cookie_mask)
+        return flow_repr_fail(src, "cookie is set, cookie_mask should be set too when deleting "
+                              "flows.", err, errlen);
+    if (cmd == FM_DELETE && !f->has_cookie && f->has_cookie_mask)
+        return flow_repr_fail(src, "cookie_mask is set, cookie should be set toowhen deleting "
+                              "flows.", err, errlen);
+
+    if (top_uint(src, "table_id", U8, 0, &f->table_id, err, errlen) ||
+        top_uint(src, "priority", U16, 0x8000, &f->priority, err, errlen) ||
+        top_uint(src, "idle_timeout", U16, 0, &f->idle_timeout, err, errlen) ||
+        top_uint(src, "hard_timeout", U16, 0, &f->hard_timeout, err, errlen))
+        return -1;
+    if (json_object_object_get_ex(src, "cookie", &v)) {
+        if (check_uint(v, U64, "flow, cookie", &u, err, errlen) != 0)
+            return -1;
+        f->cookie = u;
+    }
+    if (json_object_object_get_ex(src, "cookie_mask", &v)) {
+        if (check_uint(v, U64, "flow, cookie_mask", &u, err, errlen) != 0)
+            return -1;
+        f->cookie_mask = u;
+    }
+    if (json_object_object_get_ex(src, "owner", &v) && v &&
+        !json_object_is_type(v, json_type_string))
+        return fail(err, errlen, "flow, owner: Input should be a valid string");
+    if (json_object_object_get_ex(src, "table_group", &v) &&
+        !json_object_is_type(v, json_type_string))
+        return fail(err, errlen, "flow, table_group: Input should be a valid string");
+
+    if (parse_match(json_object_object_get(src, "match"), f, err, errlen) != 0)
+        return -1;
+
+    f->instructions = json_object_new_array();
+    if (!f->instructions)
+        return fail(err, errlen, "out of memory");
+    actions = json_object_object_get(src, "actions");
+    instr = json_object_object_get(src, "instructions");
+    if (cmd == FM_ADD && actions && instr)
+        return fail(err, errlen, "flow: Value error, actions and instructions are mutually "
+                    "exclusive");
+    /* of_core folds actions into one apply_actions instruction (if any). */
+    if (actions && !json_object_is_type(actions, json_type_null) &&
+        !(json_object_is_type(actions, json_type_array) && json_object_array_length(actions) == 0)) {
+        struct json_object *ins = json_object_new_object(), *acts = json_object_new_array();
+        json_object_object_add(ins, "instruction_type", json_object_new_string("apply_actions"));
+        json_object_object_add(ins, "actions", acts);
+        json_object_array_add(f->instructions, ins);
+        if (parse_actions(actions, "flow, actions", acts, err, errlen) != 0)
+            return -1;
+    }
+    if (instr && !json_object_is_type(instr, json_type_null)) {
+        if (!json_object_is_type(instr, json_type_array))
+            return fail(err, errlen, "flow, instructions: Input should be a valid list");
+        n = json_object_array_length(instr);
+        for (i = 0; i < n; i++)
+            if (parse_instruction(json_object_array_get_idx(instr, i), i, f->instructions, err,
+                                  errlen) != 0)
+                return -1;
+    }
+
+    f->match_py = py_text(f->match);
+    f->instr_py = py_text(f->instructions);
+    if (!f->match_py || !f->instr_py)
+        return fail(err, errlen, "out of memory");
+    return 0;
+}
+
+void fm_flow_clear(struct fm_flow *f)
+{
+    json_object_put(f->match);
+    json_object_put(f->instructions);
+    free(f->match_py);
+    free(f->instr_py);
+    memset(f, 0, sizeof *f);
+}
+
+void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], char flow_id[33])
+{
+    struct fm_buf b;
+    char sb[1024];
+
+    /* json.dumps({"switch","table_id","match","priority"}, sort_keys=True) */
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_buf_adds(&b, "{\"match\": ");
+    fm_buf_adds(&b, f->match_py);
+    fm_buf_adds(&b, ", \"priority\": ");
+    fm_buf_addi64(&b, f->priority);
+    fm_buf_adds(&b, ", \"switch\": ");
+    fm_py_str(&b, dpid, strlen(dpid));
+    fm_buf_adds(&b, ", \"table_id\": ");
+    fm_buf_addi64(&b, f->table_id);
+    fm_buf_adds(&b, "}");
+    fm_md5_hex(b.p, b.len, match_id);
+
+    /* json.dumps(flow.as_dict(include_id=False), sort_keys=True) */
+    b.len = 0;
+    fm_buf_adds(&b, "{\"cookie\": ");
+    fm_buf_addu64(&b, f->cookie);
+    fm_buf_adds(&b, ", \"cookie_mask\": ");
+    fm_buf_addu64(&b, f->cookie_mask);
+    fm_buf_adds(&b, ", \"hard_timeout\": ");
+    fm_buf_addi64(&b, f->hard_timeout);
+    fm_buf_adds(&b, ", \"idle_timeout\": ");
+    fm_buf_addi64(&b, f->idle_timeout);
+    fm_buf_adds(&b, ", \"instructions\": ");
+    fm_buf_adds(&b, f->instr_py);
+    fm_buf_adds(&b, ", \"match\": ");
+    fm_buf_adds(&b, f->match_py);
+    fm_buf_adds(&b, ", \"priority\": ");
+    fm_buf_addi64(&b, f->priority);
+    fm_buf_adds(&b, ", \"switch\": ");
+    fm_py_str(&b, dpid, strlen(dpid));
+    fm_buf_adds(&b, ", \"table_id\": ");
+    fm_buf_addi64(&b, f->table_id);
+    fm_buf_adds(&b, "}");
+    fm_md5_hex(b.p, b.len, flow_id);
+    fm_buf_free(&b);
+}
+
+struct json_object *fm_flow_doc(const struct fm_flow *f)
+{
+    struct json_object *d = json_object_new_object(), *v;
+
+    if (!d)
+        return NULL;
+    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
+    if (json_object_object_get_ex(f->src, "owner", &v) && v)
+        json_object_object_add(d, "owner", json_object_get(v));
+    if (json_object_object_get_ex(f->src, "table_group", &v))
+        json_object_object_add(d, "table_group", json_object_get(v));
+    else
+        json_object_object_add(d, "table_group", json_object_new_string("base"));
+    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
+    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
+    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
+    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
+    if (json_object_object_get_ex(f->src, "match", &v) && v)
+        json_object_object_add(d, "match", json_object_get(f->match));
+    if (json_object_object_get_ex(f->src, "actions", &v) && v)
+        json_object_object_add(d, "actions", json_object_get(v));
+    if (json_object_object_get_ex(f->src, "instructions", &v) && v)
+        json_object_object_add(d, "instructions", json_object_get(v));
+    return d;
+}
+
+struct json_object *fm_flow_as_dict(const struct fm_flow *f, const char *dpid,
+                                    const char *flow_id)
+{
+    struct json_object *d = json_object_new_object();
+
+    if (!d)
+        return NULL;
+    json_object_object_add(d, "switch", json_object_new_string(dpid));
+    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
+    json_object_object_add(d, "match", json_object_get(f->match));
+    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
+    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
+    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
+    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
+    json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
+    json_object_object_add(d, "instructions", json_object_get(f->instructions));
+    if (flow_id)
+        json_object_object_add(d, "id", json_object_new_string(flow_id));
+    return d;
+}
+
+/* Python == on JSON values: numbers by value, containers deeply. */
+static int json_eq(struct json_object *a, struct json_object *b)
+{
+    enum json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
+
+    if (ta == json_type_int && tb == json_type_int) {
+        int64_t sa = json_object_get_int64(a), sb = json_object_get_int64(b);
+        if (sa < 0 || sb < 0)
+            return sa == sb;
+        return json_object_get_uint64(a) == json_object_get_uint64(b);
+    }
+    if ((ta == json_type_int || ta == json_type_double) &&
+        (tb == json_type_int || tb == json_type_double))
+        return json_object_get_double(a) == json_object_get_double(b);
+    if (ta != tb)
+        return 0;
+    return json_object_equal(a, b);
+}
+
+int fm_flow_matches(const struct fm_flow *req, struct json_object *stored)
+{
+    struct json_object *v, *smatch, *rmatch;
+    uint64_t scookie = 0;
+
+    if (req->cookie_mask) {
+        uint64_t c = req->cookie & req->cookie_mask;
+        if (json_object_object_get_ex(stored, "cookie", &v) && json_object_is_type(v, json_type_int))
+            scookie = json_object_get_int64(v) < 0 ? 0 : json_object_get_uint64(v);
+        if (c && c != (scookie & req->cookie_mask))
+            return 0;
+    }
+    if (json_object_object_get_ex(req->src, "table_id", &v) && v) {
+        struct json_object *st = json_object_object_get(stored, "table_id");
+        if (!st || !json_eq(v, st))
+            return 0;
+    }
+    if (!json_object_object_get_ex(req->src, "match", &rmatch) ||
+        !json_object_object_get_ex(stored, "match", &smatch))
+        return 1;
+    if (!json_object_is_type(rmatch, json_type_object) || json_object_object_length(rmatch) == 0)
+        return 1;
+    if (!json_object_is_type(smatch, json_object_get_type(rmatch)) ||
+        json_object_object_length(rmatch) > json_object_object_length(smatch))
+        return 0;
+    json_object_object_foreach(rmatch, key, val) {
+        struct json_object *sv;
+        if (!json_object_object_get_ex(smatch, key, &sv))
+            return 0;
+        if (!json_eq(val, sv))
+            return 0;
+    }
+    return 1;
+}

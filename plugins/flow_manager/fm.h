@@ -1,0 +1,71 @@
+/* plugins/flow_manager/fm.h - kytos/flow_manager internals shared by its
+ * files.  The public contract (routes, events) is described in main.c. */
+#ifndef FM_FM_H
+#define FM_FM_H
+
+#include <kytos/kytos.h>
+#include <stdatomic.h>
+#include "flow.h"
+#include "switches.h"
+
+#define FM_COLL "flows"
+
+struct fm_pending;
+
+struct fm_ctx {
+    kytos_napp *napp;
+    struct fm_switches *switches;
+    struct fm_pending *pending;
+    atomic_uint xid;
+};
+
+/* ---- pending.c: barrier xid -> the flows it confirms ---- */
+struct fm_pending *fm_pending_new(void);
+void fm_pending_free(struct fm_pending *p);
+/* Remember the flows (array of {"match_id","flow_id","command","flow"}; the
+ * reference is taken) a barrier of dpid confirms.  A full table drops the
+ * oldest entry, as Kytos bounds _pending_barrier_reply. */
+void fm_pending_add(struct fm_pending *p, uint32_t xid, const char *dpid, struct json_object *flows);
+/* Take them back (NULL when unknown or for another switch).  Caller owns. */
+struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const char *dpid);
+
+/* ---- send.c: store then publish FlowMods ---- */
+
+/* The outcome of an install/delete: HTTP status and Kytos' error text. */
+struct fm_result {
+    unsigned status;          /* 202 or an error */
+    char text[512];
+    int detail_is_dpid_404;   /* 404 {"response": "dpid not found."} */
+};
+
+/* Flows of one switch, checked. */
+struct fm_batch {
+    const char *dpid;
+    struct fm_flow *flows;
+    size_t n;
+};
+
+/* Check flows (a JSON array) for cmd into *out (n entries, fm_flows_free).
+ * 0 or -1 with res filled (400). */
+int fm_flows_parse(struct json_object *flows, int cmd, struct fm_flow **out, size_t *n,
+                   struct fm_result *res);
+void fm_flows_free(struct fm_flow *flows, size_t n);
+
+/* Kytos' _install_flows for several switches: store (add: upsert pending;
+ * delete: soft-delete matches), then, per connected switch, publish the
+ * FlowMods, a barrier and flow.pending.  A disconnected switch gives 424
+ * unless force (flows stay stored, as Kytos).  res->status 202 on success. */
+void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *batches, size_t nb, int force,
+                struct fm_result *res);
+
+/* Time as Kytos writes datetimes: "2026-07-01T12:00:00.123000". */
+void fm_now_iso(char out[32]);
+
+/* ---- acks.c: confirmations from the (simulated) switches ---- */
+int fm_acks_subscribe(struct fm_ctx *ctx);
+
+/* ---- rest_*.c: route registration ---- */
+int fm_rest_flows_register(struct fm_ctx *ctx);
+int fm_rest_list_register(struct fm_ctx *ctx);
+
+#endif

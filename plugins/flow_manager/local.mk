@@ -1,0 +1,21 @@
+# kytos/flow_manager NApp (plugins/flow_manager/main.c describes it).
+napps_LTLIBRARIES += plugins/flow_manager.la
+plugins_flow_manager_la_SOURCES = \
+	plugins/flow_manager/main.c plugins/flow_manager/fm.h \
+	plugins/flow_manager/flow.c plugins/flow_manager/flow.h \
+	plugins/flow_manager/pyjson.c plugins/flow_manager/pyjson.h \
+	plugins/flow_manager/switches.c plugins/flow_manager/switches.h \
+	plugins/flow_manager/pending.c plugins/flow_manager/send.c \
+	plugins/flow_manager/acks.c plugins/flow_manager/req_util.c \
+	plugins/flow_manager/req_util.h plugins/flow_manager/rest_flows.c \
+	plugins/flow_manager/rest_list.c
+# openapi_spec.c is #included by main.c (its length must be a constant)
+EXTRA_plugins_flow_manager_la_DEPENDENCIES = plugins/flow_manager/openapi_spec.c
+plugins_flow_manager_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS)
+plugins_flow_manager_la_LDFLAGS = $(NAPP_LINK)
+plugins_flow_manager_la_LIBADD = $(JSONC_LIBS) $(CRYPTO_LIBS)
+plugins/flow_manager/openapi_spec.c: $(srcdir)/plugins/flow_manager/openapi.yml $(top_srcdir)/scripts/kytos-embed
+	$(AM_V_GEN)mkdir -p plugins/flow_manager && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/flow_manager/openapi.yml flow_manager_openapi > $@
+BUILT_SOURCES += plugins/flow_manager/openapi_spec.c
+CLEANFILES += plugins/flow_manager/openapi_spec.c
+EXTRA_DIST += plugins/flow_manager/openapi.yml

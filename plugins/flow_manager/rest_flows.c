@@ -1,0 +1,288 @@
+/* plugins/flow_manager/rest_flows.c - POST/DELETE v2/flows[/{dpid}],
+ * POST v2/delete[/{dpid}], POST/DELETE v2/flows_by_switch (napps.md 2.1-2.3). */
+#include "fm.h"
+#include "pyjson.h"
+#include "req_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char sent_body[] = "{\"response\":\"FlowMod Messages Sent\"}";
+
+static int reply(kytos_req *req, const struct fm_result *res)
+{
+    if (res->status == 202)
+        return kytos_resp_raw(req, 202, "application/json", sent_body, sizeof sent_body - 1);
+    if (res->detail_is_dpid_404)
+        return fm_resp_dpid_not_found(req);
+    return kytos_resp_error(req, res->status, "%s", res->text);
+}
+
+/* Python's any(flows): some element is truthy. */
+static int any_flow(struct json_object *flows)
+{
+    size_t i, n;
+    if (!json_object_is_type(flows, json_type_array))
+        return fm_json_truthy(flows);
+    n = json_object_array_length(flows);
+    for (i = 0; i < n; i++)
+        if (fm_json_truthy(json_object_array_get_idx(flows, i)))
+            return 1;
+    return 0;
+}
+
+/* The body checks shared by every flows route; 0 or -1 answered. */
+static int body_flows(kytos_req *req, struct json_object *body, struct json_object **flows)
+{
+    if (!json_object_is_type(body, json_type_object)) {
+        struct fm_buf b;
+        char sb[256];
+        fm_buf_init(&b, sb, sizeof sb);
+        fm_py_repr(&b, body);
+        kytos_resp_error(req, 400, "Invalid payload: %.200s", b.oom ? "?" : b.p);
+        fm_buf_free(&b);
+        return -1;
+    }
+    *flows = json_object_object_get(body, "flows");
+    if (json_object_object_length(body) == 0 || !any_flow(*flows)) {
+        kytos_resp_error(req, 400, "The request body doesn't have any flows");
+        return -1;
+    }
+    if (!json_object_is_type(*flows, json_type_array)) {
+        kytos_resp_error(req, 400, "It couldn't serialize flow_dict: flows should be a list");
+        return -1;
+    }
+    return 0;
+}
+
+/* validate_cookies_and_masks runs over all flows before anything else. */
+static int cookie_prepass(kytos_req *req, struct json_object *flows, int cmd)
+{
+    size_t i, n = json_object_array_length(flows);
+    char err[512];
+
+    for (i = 0; i < n; i++) {
+        struct json_object *f = json_object_array_get_idx(flows, i);
+        int has_c, has_m;
+        if (!json_object_is_type(f, json_type_object))
+            continue;
+        has_c = json_object_object_get_ex(f, "cookie", NULL);
+        has_m = json_object_object_get_ex(f, "cookie_mask", NULL);
+        if ((cmd == FM_ADD && has_m) || (cmd == FM_DELETE && has_c != has_m)) {
+            struct fm_flow tmp;
+            fm_flow_parse(f, cmd, &tmp, err, sizeof err);
+            fm_flow_clear(&tmp);
+            kytos_resp_error(req, 400, "%s", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A switch named by the request: 0, or -1 answered (404). */
+static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, int cmd)
+{
+    unsigned st = fm_switches_get(ctx->switches, dpid);
+
+    if (!(st & FM_SW_KNOWN) || (cmd == FM_ADD && !(st & FM_SW_ENABLED))) {
+        if (fm_switches_refresh(ctx->switches, ctx->napp, 0))
+            st = fm_switches_get(ctx->switches, dpid);
+    }
+    if (!(st & FM_SW_KNOWN)) {
+        fm_resp_dpid_not_found(req);
+        return -1;
+    }
+    if (cmd == FM_ADD && !(st & FM_SW_ENABLED)) {
+        kytos_resp_error(req, 404, "Switch %s is disabled.", dpid);
+        return -1;
+    }
+    return 0;
+}
+
+/* _send_flow_mods_from_request */
+static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    const char *dpid = kytos_req_param(req, "dpid");
+    struct json_object *body = NULL, *flows = NULL, *sw = NULL;
+    struct fm_flow *fs = NULL;
+    struct fm_batch *bs = NULL;
+    struct fm_result res = {0};
+    char **all = NULL;
+    const char *one[1];
+    const char **dpids = NULL;
+    size_t nf = 0, nd = 0, i;
+    int force;
+
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    if (body_flows(req, body, &flows) != 0 || cookie_prepass(req, flows, cmd) != 0)
+        return KYTOS_OK;
+    force = fm_json_truthy(json_object_object_get(body, "force"));
+
+    if (dpid) {
+        if (check_switch(ctx, req, dpid, cmd) != 0)
+            return KYTOS_OK;
+        one[0] = dpid;
+        dpids = one;
+        nd = 1;
+    } else if (json_object_object_get_ex(body, "switches", &sw) && fm_json_truthy(sw)) {
+        if (!json_object_is_type(sw, json_type_array)) {
+            return kytos_resp_error(req, 400, "Switches should be in a list.");
+        }
+        nd = json_object_array_length(sw);
+        dpids = calloc(nd, sizeof *dpids);
+        if (!dpids)
+            return KYTOS_ENOMEM;
+        for (i = 0; i < nd; i++) {
+            struct json_object *d = json_object_array_get_idx(sw, i);
+            if (!json_object_is_type(d, json_type_string)) {
+                free(dpids);
+                return fm_resp_dpid_not_found(req);
+            }
+            dpids[i] = json_object_get_string(d);
+            if (check_switch(ctx, req, dpids[i], cmd) != 0) {
+                free(dpids);
+                return KYTOS_OK;
+            }
+        }
+    } else {
+        all = fm_switches_list(ctx->switches, FM_SW_KNOWN | FM_SW_ENABLED);
+        if (!all)
+            return KYTOS_ENOMEM;
+        for (nd = 0; all[nd]; nd++)
+            ;
+        dpids = (const char **)all;
+    }
+
+    if (fm_flows_parse(flows, cmd, &fs, &nf, &res) == 0) {
+        bs = calloc(nd ? nd : 1, sizeof *bs);
+        if (!bs) {
+            res.status = 500;
+            snprintf(res.text, sizeof res.text, "out of memory");
+        } else {
+            for (i = 0; i < nd; i++) {
+                bs[i].dpid = dpids[i];
+                bs[i].flows = fs;
+                bs[i].n = nf;
+            }
+            fm_install(ctx, cmd, bs, nd, force, &res);
+        }
+    }
+    reply(req, &res);
+    fm_flows_free(fs, nf);
+    free(bs);
+    if (dpids != one && dpids != (const char **)all)
+        free(dpids);
+    free(all);
+    return KYTOS_OK;
+}
+
+static int h_add(kytos_req *req, void *ud)
+{
+    return send_from_request(ud, req, FM_ADD);
+}
+
+static int h_delete(kytos_req *req, void *ud)
+{
+    return send_from_request(ud, req, FM_DELETE);
+}
+
+/* v2/flows_by_switch?force=: {"<dpid>": {"flows": [...]}, ...} */
+static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    const char *fq = kytos_req_query(req, "force");
+    struct json_object *body = NULL;
+    struct fm_batch *bs = NULL;
+    struct fm_result res = {0};
+    size_t n, k = 0, i;
+    int force = 0;
+
+    if (fq) {
+        if (strcasecmp(fq, "true") == 0)
+            force = 1;
+        else if (strcasecmp(fq, "false") != 0)
+            return kytos_resp_error(req, 400, "Expected force to be 'true' or 'false', got %.100s",
+                                    fq);
+    }
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    if (!json_object_is_type(body, json_type_object) || json_object_object_length(body) == 0)
+        return kytos_resp_error(req, 400, "The request body doesn't have any flows");
+    n = (size_t)json_object_object_length(body);
+    bs = calloc(n, sizeof *bs);
+    if (!bs)
+        return KYTOS_ENOMEM;
+    res.status = 202;
+    json_object_object_foreach(body, dpid, val) {
+        struct json_object *flows;
+        if (!json_object_is_type(val, json_type_object) ||
+            !any_flow(flows = json_object_object_get(val, "flows")) ||
+            !json_object_is_type(flows, json_type_array)) {
+            res.status = 400;
+            snprintf(res.text, sizeof res.text, "The request body doesn't have any flows");
+            break;
+        }
+        if (check_switch(ctx, req, dpid, cmd) != 0) {
+            res.status = 0; /* answered */
+            break;
+        }
+        bs[k].dpid = dpid;
+        if (fm_flows_parse(flows, cmd, &bs[k].flows, &bs[k].n, &res) != 0)
+            break;
+        k++;
+    }
+    if (res.status == 202)
+        fm_install(ctx, cmd, bs, k, force, &res);
+    if (res.status)
+        reply(req, &res);
+    for (i = 0; i < k; i++)
+        fm_flows_free(bs[i].flows, bs[i].n);
+    free(bs);
+    return KYTOS_OK;
+}
+
+static int h_add_by_switch(kytos_req *req, void *ud)
+{
+    return by_switch(ud, req, FM_ADD);
+}
+
+static int h_delete_by_switch(kytos_req *req, void *ud)
+{
+    return by_switch(ud, req, FM_DELETE);
+}
+
+int fm_rest_flows_register(struct fm_ctx *ctx)
+{
+    static const struct {
+        const char *method, *path;
+        kytos_handler h;
+    } routes[] = {
+        {"POST", "v2/flows", h_add},
+        {"POST", "v2/flows/{dpid}", h_add},
+        {"POST", "v2/delete", h_delete},
+        {"POST", "v2/delete/{dpid}", h_delete},
+        {"DELETE", "v2/flows", h_delete},
+        {"DELETE", "v2/flows/{dpid}", h_delete},
+        {"POST", "v2/flows_by_switch", h_add_by_switch},
+        {"DELETE", "v2/flows_by_switch", h_delete_by_switch},
+    };
+    size_t i;
+    int rc;
+
+    for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        rc = kytos_route_add(ctx->napp, &(struct kytos_route){
+                                            .struct_size = sizeof(struct kytos_route),
+                                            .method = routes[i].method,
+                                            .path = routes[i].path,
+                                            .handler = routes[i].h,
+                                            .ud = ctx,
+                                            /* checked in code, as Kytos does */
+                                            .flags = KYTOS_ROUTE_NO_VALIDATE,
+                                        });
+        if (rc != KYTOS_OK)
+            return rc;
+    }
+    return KYTOS_OK;
+}

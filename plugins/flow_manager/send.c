@@ -1,0 +1,308 @@
+/* plugins/flow_manager/send.c - Kytos' _install_flows: store first, then
+ * publish one FlowMod event per flow and a barrier per switch.
+ *
+ * Nothing here speaks OpenFlow: a FlowMod is the event
+ * kytos/flow_manager.messages.out.ofpt_flow_mod (see main.c for its
+ * content), which the switch side (simnet) turns into an installed flow and
+ * confirms with a barrier reply. */
+#include "fm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+static const char *const cmd_names[] = {"add", "delete", "delete_strict"};
+
+void fm_now_iso(char out[32])
+{
+    struct timeval tv;
+    struct tm tm;
+    char tmp[96];
+
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec);
+    snprintf(out, 32, "%.31s", tmp);
+}
+
+int fm_flows_parse(struct json_object *flows, int cmd, struct fm_flow **out, size_t *n,
+                   struct fm_result *res)
+{
+    size_t i, len = json_object_array_length(flows);
+    struct fm_flow *fs = calloc(len ? len : 1, sizeof *fs);
+
+    *out = NULL;
+    *n = 0;
+    if (!fs) {
+        res->status = 500;
+        snprintf(res->text, sizeof res->text, "out of memory");
+        return -1;
+    }
+    for (i = 0; i < len; i++) {
+        if (fm_flow_parse(json_object_array_get_idx(flows, i), cmd, &fs[i], res->text,
+                          sizeof res->text) != 0) {
+            res->status = 400;
+            fm_flows_free(fs, i + 1);
+            return -1;
+        }
+    }
+    *out = fs;
+    *n = len;
+    return 0;
+}
+
+void fm_flows_free(struct fm_flow *flows, size_t n)
+{
+    size_t i;
+    if (!flows)
+        return;
+    for (i = 0; i < n; i++)
+        fm_flow_clear(&flows[i]);
+    free(flows);
+}
+
+static void set_error(struct fm_result *res, unsigned status, const char *msg,
+                      const struct kytos_error *err)
+{
+    res->status = status;
+    snprintf(res->text, sizeof res->text, "%s%s%s", msg, err && err->message[0] ? ": " : "",
+             err ? err->message : "");
+}
+
+/* add: one bulk upsert of every (switch, flow), state pending, as
+ * FlowController.upsert_flows does. */
+static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
+                     struct fm_result *res)
+{
+    size_t total = 0, k = 0, i, j;
+    struct kytos_write *ops;
+    char (*ids)[33];
+    struct kytos_error err = {0};
+    int rc;
+
+    for (i = 0; i < nb; i++)
+        total += bs[i].n;
+    if (total == 0)
+        return 0;
+    ops = calloc(total, sizeof *ops);
+    ids = calloc(total, sizeof *ids);
+    if (!ops || !ids) {
+        free(ops);
+        free(ids);
+        set_error(res, 500, "out of memory", NULL);
+        return -1;
+    }
+    for (i = 0; i < nb; i++) {
+        for (j = 0; j < bs[i].n; j++, k++) {
+            char fid[33];
+            struct json_object *upd = json_object_new_object(), *set = json_object_new_object(),
+                               *ins = json_object_new_object();
+            fm_flow_ids(&bs[i].flows[j], bs[i].dpid, ids[k], fid);
+            json_object_object_add(set, "id", json_object_new_string(ids[k]));
+            json_object_object_add(set, "switch", json_object_new_string(bs[i].dpid));
+            json_object_object_add(set, "flow_id", json_object_new_string(fid));
+            json_object_object_add(set, "state", json_object_new_string("pending"));
+            json_object_object_add(set, "flow", fm_flow_doc(&bs[i].flows[j]));
+            json_object_object_add(set, "updated_at", json_object_new_string(now));
+            json_object_object_add(ins, "inserted_at", json_object_new_string(now));
+            json_object_object_add(upd, "$set", set);
+            json_object_object_add(upd, "$setOnInsert", ins);
+            ops[k].op = KYTOS_WRITE_PATCH;
+            ops[k].id = ids[k];
+            ops[k].doc = upd;
+            ops[k].flags = KYTOS_STORE_UPSERT;
+        }
+    }
+    rc = kytos_store_bulk(ctx->napp, FM_COLL, ops, total, &err);
+    for (k = 0; k < total; k++)
+        json_object_put(ops[k].doc);
+    free(ops);
+    free(ids);
+    if (rc != KYTOS_OK) {
+        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s", err.message);
+        set_error(res, 500, "Failed to store flows", &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* delete: soft-delete the stored flows of each switch that the request's
+ * flows match non-strictly (delete_matched_flows). */
+static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char *now,
+                        struct fm_result *res)
+{
+    struct json_object *filter = json_object_new_object(), *ne = json_object_new_object(), *doc;
+    struct kytos_error err = {0};
+    kytos_cursor *cur = NULL;
+    struct kytos_write *ops = NULL;
+    char **ids = NULL;
+    size_t nids = 0, cap = 0, i;
+    int rc;
+
+    json_object_object_add(filter, "switch", json_object_new_string(b->dpid));
+    json_object_object_add(ne, "$ne", json_object_new_string("deleted"));
+    json_object_object_add(filter, "state", ne);
+    rc = kytos_store_find(ctx->napp, FM_COLL,
+                          &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                               .filter = filter},
+                          &cur, &err);
+    json_object_put(filter);
+    if (rc != KYTOS_OK) {
+        set_error(res, 500, "Failed to read stored flows", &err);
+        return -1;
+    }
+    while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
+        struct json_object *sflow = json_object_object_get(doc, "flow"), *idv;
+        int hit = 0;
+        for (i = 0; i < b->n && !hit; i++)
+            hit = fm_flow_matches(&b->flows[i], sflow);
+        idv = json_object_object_get(doc, "_id");
+        if (hit && json_object_is_type(idv, json_type_string)) {
+            if (nids == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                char **n2 = realloc(ids, nc * sizeof *ids);
+                if (!n2) {
+                    json_object_put(doc);
+                    rc = KYTOS_ENOMEM;
+                    break;
+                }
+                ids = n2;
+                cap = nc;
+            }
+            ids[nids] = strdup(json_object_get_string(idv));
+            if (ids[nids])
+                nids++;
+        }
+        json_object_put(doc);
+    }
+    kytos_cursor_free(cur);
+    if (rc >= 0 && nids) {
+        struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
+        json_object_object_add(set, "state", json_object_new_string("deleted"));
+        json_object_object_add(set, "updated_at", json_object_new_string(now));
+        json_object_object_add(upd, "$set", set);
+        ops = calloc(nids, sizeof *ops);
+        if (!ops) {
+            rc = KYTOS_ENOMEM;
+        } else {
+            for (i = 0; i < nids; i++) {
+                ops[i].op = KYTOS_WRITE_PATCH;
+                ops[i].id = ids[i];
+                ops[i].doc = upd;
+            }
+            rc = kytos_store_bulk(ctx->napp, FM_COLL, ops, nids, &err);
+        }
+        json_object_put(upd);
+    }
+    for (i = 0; i < nids; i++)
+        free(ids[i]);
+    free(ids);
+    free(ops);
+    if (rc < 0) {
+        set_error(res, 500, "Failed to store flows", &err);
+        return -1;
+    }
+    return 0;
+}
+
+static int publish(struct fm_ctx *ctx, const char *name, struct json_object *content,
+                   const char *buffer)
+{
+    int rc = kytos_event_publish(ctx->napp, name, content,
+                                 &(struct kytos_pub_opts){.struct_size =
+                                                              sizeof(struct kytos_pub_opts),
+                                                          .buffer = buffer,
+                                                          .timeout_ms = 2000});
+    if (rc != KYTOS_OK)
+        kytos_log(ctx->napp, KYTOS_LOG_WARNING, "publishing %s failed: %s", name,
+                  kytos_strerror(rc));
+    return rc;
+}
+
+/* FlowMods + barrier for one switch; flow.pending for each flow. */
+static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, int connected)
+{
+    struct json_object *confirm = json_object_new_array(), *xids = json_object_new_array();
+    size_t i;
+
+    for (i = 0; i < b->n; i++) {
+        char mid[33], fid[33];
+        struct json_object *flow, *ev;
+        fm_flow_ids(&b->flows[i], b->dpid, mid, fid);
+        flow = fm_flow_as_dict(&b->flows[i], b->dpid, fid);
+        if (connected) {
+            uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
+            struct json_object *c = json_object_new_object(), *rec = json_object_new_object();
+            json_object_object_add(c, "destination", json_object_new_string(b->dpid));
+            json_object_object_add(c, "xid", json_object_new_int64(xid));
+            json_object_object_add(c, "command", json_object_new_string(cmd_names[cmd]));
+            json_object_object_add(c, "match_id", json_object_new_string(mid));
+            json_object_object_add(c, "flow", json_object_get(flow));
+            publish(ctx, "kytos/flow_manager.messages.out.ofpt_flow_mod", c, "msg_out");
+            json_object_put(c);
+            json_object_array_add(xids, json_object_new_int64(xid));
+            /* the pending table gets its own copy: another thread reads it */
+            json_object_object_add(rec, "match_id", json_object_new_string(mid));
+            json_object_object_add(rec, "flow_id", json_object_new_string(fid));
+            json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
+            json_object_object_add(rec, "flow", fm_flow_as_dict(&b->flows[i], b->dpid, fid));
+            json_object_array_add(confirm, rec);
+        }
+        ev = json_object_new_object();
+        json_object_object_add(ev, "datapath", json_object_new_string(b->dpid));
+        json_object_object_add(ev, "flow", flow);
+        publish(ctx, "kytos/flow_manager.flow.pending", ev, "app");
+        json_object_put(ev);
+    }
+    if (connected && b->n) {
+        uint32_t bxid = atomic_fetch_add(&ctx->xid, 1) + 1;
+        struct json_object *c = json_object_new_object();
+        /* register before publishing: the reply may come at once */
+        fm_pending_add(ctx->pending, bxid, b->dpid, json_object_get(confirm));
+        json_object_object_add(c, "destination", json_object_new_string(b->dpid));
+        json_object_object_add(c, "xid", json_object_new_int64(bxid));
+        json_object_object_add(c, "flow_xids", json_object_get(xids));
+        publish(ctx, "kytos/flow_manager.messages.out.ofpt_barrier_request", c, "msg_out");
+        json_object_put(c);
+    }
+    json_object_put(confirm);
+    json_object_put(xids);
+}
+
+void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t nb, int force,
+                struct fm_result *res)
+{
+    char now[32];
+    size_t i;
+
+    res->status = 202;
+    res->text[0] = '\0';
+    res->detail_is_dpid_404 = 0;
+    fm_now_iso(now);
+
+    if (cmd == FM_ADD) {
+        if (store_add(ctx, bs, nb, now, res) != 0)
+            return;
+    } else {
+        for (i = 0; i < nb; i++)
+            if (store_delete(ctx, &bs[i], now, res) != 0)
+                return;
+    }
+    for (i = 0; i < nb; i++) {
+        unsigned st = fm_switches_get(ctx->switches, bs[i].dpid);
+        if (!(st & FM_SW_CONNECTED)) {
+            /* maybe only our map is behind: ask topology once */
+            if (fm_switches_refresh(ctx->switches, ctx->napp, 0))
+                st = fm_switches_get(ctx->switches, bs[i].dpid);
+        }
+        if (!(st & FM_SW_CONNECTED) && !force) {
+            res->status = 424;
+            snprintf(res->text, sizeof res->text, "switch %s isn't connected", bs[i].dpid);
+            return;
+        }
+        send_switch(ctx, cmd, &bs[i], (st & FM_SW_CONNECTED) != 0);
+    }
+}

@@ -1,0 +1,201 @@
+/* plugins/mef_eline/me.h - kytos/mef_eline internals shared by its files.
+ * The public contract (routes, storage, events) is described in main.c.
+ *
+ * Locking: struct me.lock guards the EVC map, the tag tables and the
+ * topology snapshot pointer; each EVC's own lock serialises its deploy,
+ * removal and updates (Kytos' evc.lock).  Order: evc->lock, then me->lock.
+ * JSON documents are never shared between threads: GETs read the store. */
+#ifndef ME_ME_H
+#define ME_ME_H
+
+#include <kytos/kytos.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ME_COLL "evcs"
+#define ME_ID_LEN 14
+#define ME_INTF_MAX 48
+#define ME_DPID_MAX 40
+#define ME_LINK_ID_MAX 72
+
+/* ---- tags (tags.c) ---- */
+enum me_tag_kind { ME_TAG_NONE, ME_TAG_VLAN, ME_TAG_ANY, ME_TAG_UNTAGGED, ME_TAG_RANGES };
+
+struct me_range {
+    uint16_t lo, hi;
+};
+
+struct me_tag {
+    int kind;
+    uint16_t vlan;
+    struct me_range *r;   /* ME_TAG_RANGES, malloc'd, sorted and merged */
+    size_t nr;
+};
+
+/* Parse a UNI "tag" object (NULL/absent = none).  0, or -1 with err. */
+int me_tag_parse(struct json_object *tag, struct me_tag *t, char *err, size_t errlen);
+void me_tag_clear(struct me_tag *t);
+int me_tag_equal(const struct me_tag *a, const struct me_tag *b);
+/* The stored form {"tag_type": "vlan", "value": ...(, "mask_list": [...])}; NULL for none. */
+struct json_object *me_tag_json(const struct me_tag *t);
+/* dl_vlan match values of the tag: ints or "value/mask" strings (one per
+ * mask block), appended to out (a JSON array).  Nothing for ME_TAG_NONE. */
+void me_tag_match_values(const struct me_tag *t, struct json_object *out);
+
+/* Per-interface VLAN usage: UNI tags and S-VLANs share one space, as the
+ * interfaces' available_tags do in Kytos.  Caller holds me->lock. */
+struct me_tagtab;
+struct me_tagtab *me_tagtab_new(void);
+void me_tagtab_free(struct me_tagtab *t);
+/* Reserve a UNI tag on intf for evc_id.  0, -1 conflict (err says which). */
+int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag,
+                      char *err, size_t errlen);
+void me_tagtab_free_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag);
+/* The live EVC using intf with no tag at all (EPL), or NULL. */
+const char *me_tagtab_epl_owner(struct me_tagtab *t, const char *intf);
+void me_tagtab_set_epl_owner(struct me_tagtab *t, const char *intf, const char *evc_id);
+/* Lowest VLAN free on both a and b, reserved on both; 0 when none. */
+uint16_t me_tagtab_alloc_pair(struct me_tagtab *t, const char *a, const char *b);
+/* Reserve a given VLAN on both (loading stored paths); 0 or -1 if taken. */
+int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
+void me_tagtab_free_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
+
+/* ---- topology snapshot (topo.c) ---- */
+struct me_intf {
+    char id[ME_INTF_MAX];
+    char dpid[ME_DPID_MAX];
+    uint32_t port;
+    bool up;                 /* active, enabled */
+};
+
+struct me_link {
+    char id[ME_LINK_ID_MAX];
+    int a, b;                /* indexes of the endpoint interfaces */
+    bool up;                 /* active, enabled, status UP */
+};
+
+struct me_snap {
+    atomic_int refs;
+    struct me_intf *intfs;   /* sorted by id */
+    size_t nintfs;
+    struct me_link *links;   /* sorted by id */
+    size_t nlinks;
+};
+
+void me_snap_put(struct me_snap *s);
+/* Build from topology's {"switches": {...}, "links": {...}} tree. */
+struct me_snap *me_snap_build(struct json_object *tree);
+const struct me_intf *me_snap_intf(const struct me_snap *s, const char *id);
+const struct me_link *me_snap_link(const struct me_snap *s, const char *id);
+/* The link joining two interfaces (either order), or NULL. */
+const struct me_link *me_snap_link_between(const struct me_snap *s, const char *a, const char *b);
+/* Shortest path by hops between two switches over up links, not using the
+ * links in avoid[] (n_avoid).  Fills out[] with link indexes (max cap);
+ * returns the hop count, 0 for the same switch, -1 when unreachable. */
+int me_snap_shortest(const struct me_snap *s, const char *from, const char *to,
+                     const char *const *avoid, size_t n_avoid, int *out, size_t cap);
+
+/* ---- paths ---- */
+struct me_hop {
+    char link[ME_LINK_ID_MAX];
+    char a[ME_INTF_MAX], b[ME_INTF_MAX];   /* the link's endpoints (its own order) */
+    uint16_t s_vlan;                       /* 0 = none reserved */
+};
+
+struct me_path {
+    struct me_hop *h;
+    size_t n;
+};
+
+void me_path_clear(struct me_path *p);
+/* Copy links (by index) of a snapshot into a path without tags. */
+int me_path_from_snap(struct me_path *p, const struct me_snap *s, const int *links, size_t n);
+/* A request/stored path [{"id"?, "endpoint_a": {"id"}, "endpoint_b": {"id"}, "metadata"?}]. */
+int me_path_from_json(struct me_path *p, struct json_object *arr, char *err, size_t errlen);
+/* Stored form; with s_vlans when tags is true. */
+struct json_object *me_path_json(const struct me_path *p, bool tags);
+/* 1 if every link of p is up in s. */
+int me_path_up(const struct me_path *p, const struct me_snap *s);
+int me_path_uses(const struct me_path *p, const char *link_id);
+
+/* ---- EVCs ---- */
+struct me_uni {
+    char intf[ME_INTF_MAX];
+    char dpid[ME_DPID_MAX];
+    uint32_t port;
+    struct me_tag tag;
+};
+
+struct me_evc {
+    char id[ME_ID_LEN + 1];
+    pthread_mutex_t lock;
+    struct json_object *doc;        /* user-visible fields; guarded by lock */
+    struct me_uni a, z;
+    struct me_path primary, backup, current;
+    bool enabled, active, archived, dynamic, intra_deployed;
+    uint64_t cookie;
+    int64_t sb_priority;            /* -1 = not set */
+    int64_t queue_id;               /* -2 = null */
+    struct me_evc *next;            /* map chain */
+};
+
+struct me {
+    kytos_napp *napp;
+    pthread_mutex_t lock;
+    struct me_evc **buckets;
+    size_t nbuckets, count;
+    struct me_tagtab *tags;
+    struct me_snap *snap;
+    pthread_mutex_t refresh_lock;
+    int64_t last_refresh_ms;
+};
+
+/* evc.c */
+struct me_evc *me_evc_find(struct me *me, const char *id);    /* caller holds me->lock */
+void me_evc_insert(struct me *me, struct me_evc *e);           /* caller holds me->lock */
+struct me_evc *me_evc_new(const char *id);
+void me_evc_free(struct me_evc *e);
+/* Fill runtime fields from e->doc (UNIs, tags, paths, flags).  0 or -1 err. */
+int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t errlen);
+/* Write runtime fields into e->doc and store it (put).  0 or negative. */
+int me_evc_sync(struct me *me, struct me_evc *e);
+/* "%Y-%m-%dT%H:%M:%S" UTC now. */
+void me_now(char out[32]);
+int64_t me_now_ms(void);
+/* A fresh 14-hex id. */
+void me_new_id(char out[ME_ID_LEN + 1]);
+
+/* topo.c: current snapshot (new ref), refreshed through topology when
+ * absent or when force (rate limited); NULL when topology is unreachable. */
+struct me_snap *me_snapshot(struct me *me, int force);
+void me_snapshot_set(struct me *me, struct me_snap *s);
+
+/* deploy.c; caller holds e->lock. */
+/* Choose a path, reserve S-VLANs, install flows; true when deployed. */
+bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid);
+/* Remove installed flows and release the current path's S-VLANs. */
+void me_undeploy(struct me *me, struct me_evc *e);
+
+/* flows.c */
+/* Flows of an EVC over path p (or intra-switch when p is empty), as
+ * flow_manager's flows_by_switch body {"<dpid>": {"flows": [...]}}. */
+struct json_object *me_flows_build(const struct me_evc *e, const struct me_path *p);
+/* POST (install) or DELETE through flow_manager in-process.  HTTP status. */
+unsigned me_flows_send(struct me *me, struct json_object *by_switch, bool install, bool force);
+/* The switches an EVC's flows may be on (UNIs and path), as a delete body. */
+struct json_object *me_flows_delete_body(const struct me_evc *e, const struct me_path *p);
+
+/* events */
+int me_events_subscribe(struct me *me);
+void me_publish(struct me *me, const char *what, const char *evc_id);
+
+/* routes */
+int me_rest_evc_register(struct me *me);
+int me_rest_meta_register(struct me *me);
+
+/* Load every non-archived EVC from the store (start). */
+void me_load_all(struct me *me);
+
+#endif

@@ -1,0 +1,417 @@
+/* plugins/mef_eline/tags.c - UNI tags and per-interface VLAN usage. */
+#include "me.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VLAN_MIN 1
+#define VLAN_MAX 4094
+#define NBUCKETS 1024
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct me_range *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->hi < y->hi ? -1 : x->hi > y->hi);
+}
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    snprintf(err, errlen, "%s", msg);
+    return -1;
+}
+
+/* One element of a tag list: an int, or [lo] / [lo, hi]. */
+static int parse_range(struct json_object *v, struct me_range *r, char *err, size_t errlen)
+{
+    int64_t lo, hi;
+
+    if (json_object_is_type(v, json_type_int)) {
+        lo = hi = json_object_get_int64(v);
+    } else if (json_object_is_type(v, json_type_array) && json_object_array_length(v) >= 1 &&
+               json_object_array_length(v) <= 2) {
+        struct json_object *a = json_object_array_get_idx(v, 0);
+        struct json_object *b = json_object_array_get_idx(v, json_object_array_length(v) - 1);
+        if (!json_object_is_type(a, json_type_int) || !json_object_is_type(b, json_type_int))
+            return fail(err, errlen, "Tag ranges must be integers or [start, end] pairs");
+        lo = json_object_get_int64(a);
+        hi = json_object_get_int64(b);
+    } else {
+        return fail(err, errlen, "Tag ranges must be integers or [start, end] pairs");
+    }
+    if (lo > hi || lo < VLAN_MIN || hi > VLAN_MAX) {
+        snprintf(err, errlen, "Invalid tag range [%lld, %lld]: expected %d <= start <= end <= %d",
+                 (long long)lo, (long long)hi, VLAN_MIN, VLAN_MAX);
+        return -1;
+    }
+    r->lo = (uint16_t)lo;
+    r->hi = (uint16_t)hi;
+    return 0;
+}
+
+int me_tag_parse(struct json_object *tag, struct me_tag *t, char *err, size_t errlen)
+{
+    struct json_object *type, *value;
+    size_t i, n, k;
+
+    memset(t, 0, sizeof *t);
+    if (tag == NULL || json_object_is_type(tag, json_type_null))
+        return 0;
+    if (!json_object_is_type(tag, json_type_object))
+        return fail(err, errlen, "Tag must be an object");
+    if (json_object_object_get_ex(tag, "tag_type", &type)) {
+        int ok = (json_object_is_type(type, json_type_string) &&
+                  strcmp(json_object_get_string(type), "vlan") == 0) ||
+                 (json_object_is_type(type, json_type_int) && json_object_get_int64(type) == 1);
+        if (!ok)
+            return fail(err, errlen, "Tag type is not supported, use 'vlan' or 1");
+    }
+    if (!json_object_object_get_ex(tag, "value", &value) || value == NULL)
+        return fail(err, errlen, "Tag value is required");
+    if (json_object_is_type(value, json_type_int)) {
+        int64_t v = json_object_get_int64(value);
+        if (v < VLAN_MIN || v > VLAN_MAX) {
+            snprintf(err, errlen, "Tag value %lld is not in range [%d, %d]", (long long)v,
+                     VLAN_MIN, VLAN_MAX);
+            return -1;
+        }
+        t->kind = ME_TAG_VLAN;
+        t->vlan = (uint16_t)v;
+        return 0;
+    }
+    if (json_object_is_type(value, json_type_string)) {
+        const char *s = json_object_get_string(value);
+        if (strcmp(s, "any") == 0) {
+            t->kind = ME_TAG_ANY;
+            return 0;
+        }
+        if (strcmp(s, "untagged") == 0) {
+            t->kind = ME_TAG_UNTAGGED;
+            return 0;
+        }
+        snprintf(err, errlen, "Tag value '%.60s' is not supported, use 'any', 'untagged', an "
+                 "integer or a list of ranges", s);
+        return -1;
+    }
+    if (!json_object_is_type(value, json_type_array) || json_object_array_length(value) == 0)
+        return fail(err, errlen, "Tag value must be an integer, a string or a list of ranges");
+    n = json_object_array_length(value);
+    t->r = calloc(n, sizeof *t->r);
+    if (!t->r)
+        return fail(err, errlen, "out of memory");
+    for (i = 0; i < n; i++) {
+        if (parse_range(json_object_array_get_idx(value, i), &t->r[i], err, errlen) != 0) {
+            me_tag_clear(t);
+            return -1;
+        }
+    }
+    qsort(t->r, n, sizeof *t->r, range_cmp);
+    for (i = 1, k = 0; i < n; i++) {     /* merge overlapping or adjacent */
+        if (t->r[i].lo <= t->r[k].hi + 1) {
+            if (t->r[i].hi > t->r[k].hi)
+                t->r[k].hi = t->r[i].hi;
+        } else {
+            t->r[++k] = t->r[i];
+        }
+    }
+    t->nr = k + 1;
+    t->kind = ME_TAG_RANGES;
+    return 0;
+}
+
+void me_tag_clear(struct me_tag *t)
+{
+    free(t->r);
+    memset(t, 0, sizeof *t);
+}
+
+int me_tag_equal(const struct me_tag *a, const struct me_tag *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind == ME_TAG_VLAN)
+        return a->vlan == b->vlan;
+    if (a->kind == ME_TAG_RANGES)
+        return a->nr == b->nr && memcmp(a->r, b->r, a->nr * sizeof *a->r) == 0;
+    return 1;
+}
+
+/* Kytos' range_to_mask: aligned power-of-two blocks "value/mask" (12 bits). */
+static void range_masks(uint16_t lo, uint16_t hi, struct json_object *out)
+{
+    unsigned v = lo;
+    char buf[24];
+
+    while (v <= hi) {
+        unsigned size = 1;
+        while ((v % (size * 2)) == 0 && v + size * 2 - 1 <= hi && size * 2 <= 4096)
+            size *= 2;
+        snprintf(buf, sizeof buf, "%u/%u", v, (4095u & ~(size - 1)));
+        json_object_array_add(out, json_object_new_string(buf));
+        v += size;
+    }
+}
+
+void me_tag_match_values(const struct me_tag *t, struct json_object *out)
+{
+    size_t i;
+
+    switch (t->kind) {
+    case ME_TAG_VLAN:
+        json_object_array_add(out, json_object_new_int(t->vlan));
+        break;
+    case ME_TAG_ANY:
+        json_object_array_add(out, json_object_new_string("4096/4096"));
+        break;
+    case ME_TAG_UNTAGGED:
+        json_object_array_add(out, json_object_new_int(0));
+        break;
+    case ME_TAG_RANGES:
+        for (i = 0; i < t->nr; i++)
+            range_masks(t->r[i].lo, t->r[i].hi, out);
+        break;
+    default:
+        break;
+    }
+}
+
+struct json_object *me_tag_json(const struct me_tag *t)
+{
+    struct json_object *o, *v, *masks;
+    size_t i;
+
+    if (t->kind == ME_TAG_NONE)
+        return NULL;
+    o = json_object_new_object();
+    json_object_object_add(o, "tag_type", json_object_new_string("vlan"));
+    switch (t->kind) {
+    case ME_TAG_VLAN:
+        json_object_object_add(o, "value", json_object_new_int(t->vlan));
+        break;
+    case ME_TAG_ANY:
+        json_object_object_add(o, "value", json_object_new_string("any"));
+        break;
+    case ME_TAG_UNTAGGED:
+        json_object_object_add(o, "value", json_object_new_string("untagged"));
+        break;
+    case ME_TAG_RANGES:
+        v = json_object_new_array();
+        for (i = 0; i < t->nr; i++) {
+            struct json_object *p = json_object_new_array();
+            json_object_array_add(p, json_object_new_int(t->r[i].lo));
+            json_object_array_add(p, json_object_new_int(t->r[i].hi));
+            json_object_array_add(v, p);
+        }
+        json_object_object_add(o, "value", v);
+        masks = json_object_new_array();
+        for (i = 0; i < t->nr; i++)
+            range_masks(t->r[i].lo, t->r[i].hi, masks);
+        json_object_object_add(o, "mask_list", masks);
+        break;
+    }
+    return o;
+}
+
+/* ---- usage table ---- */
+
+struct ent {
+    struct ent *next;
+    char intf[ME_INTF_MAX];
+    uint64_t bits[64];          /* VLAN v in use: bit v */
+    bool any, untagged;
+    char epl[ME_ID_LEN + 1];    /* EVC using the interface with no tag */
+};
+
+struct me_tagtab {
+    struct ent *b[NBUCKETS];
+};
+
+static unsigned hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h % NBUCKETS;
+}
+
+struct me_tagtab *me_tagtab_new(void)
+{
+    return calloc(1, sizeof(struct me_tagtab));
+}
+
+void me_tagtab_free(struct me_tagtab *t)
+{
+    size_t i;
+    if (!t)
+        return;
+    for (i = 0; i < NBUCKETS; i++) {
+        struct ent *e = t->b[i], *n;
+        for (; e; e = n) {
+            n = e->next;
+            free(e);
+        }
+    }
+    free(t);
+}
+
+static struct ent *get(struct me_tagtab *t, const char *intf, bool create)
+{
+    unsigned h = hash(intf);
+    struct ent *e;
+
+    for (e = t->b[h]; e; e = e->next)
+        if (strcmp(e->intf, intf) == 0)
+            return e;
+    if (!create || strlen(intf) >= ME_INTF_MAX)
+        return NULL;
+    e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    snprintf(e->intf, sizeof e->intf, "%s", intf);
+    e->next = t->b[h];
+    t->b[h] = e;
+    return e;
+}
+
+static bool bit(const struct ent *e, unsigned v)
+{
+    return (e->bits[v / 64] >> (v % 64)) & 1u;
+}
+
+static void setbit(struct ent *e, unsigned v, bool on)
+{
+    if (on)
+        e->bits[v / 64] |= (uint64_t)1 << (v % 64);
+    else
+        e->bits[v / 64] &= ~((uint64_t)1 << (v % 64));
+}
+
+static int not_available(char *err, size_t errlen, unsigned lo, unsigned hi, const char *intf)
+{
+    snprintf(err, errlen, "The tags [[%u, %u]] are not available in %s.", lo, hi, intf);
+    return -1;
+}
+
+int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag, char *err,
+                      size_t errlen)
+{
+    struct ent *e;
+    size_t i;
+    unsigned v;
+
+    if (tag->kind == ME_TAG_NONE)
+        return 0;
+    e = get(t, intf, true);
+    if (!e)
+        return fail(err, errlen, "out of memory");
+    switch (tag->kind) {
+    case ME_TAG_VLAN:
+        if (bit(e, tag->vlan))
+            return not_available(err, errlen, tag->vlan, tag->vlan, intf);
+        setbit(e, tag->vlan, true);
+        break;
+    case ME_TAG_ANY:
+        if (e->any) {
+            snprintf(err, errlen, "The tags ['any'] are not available in %s.", intf);
+            return -1;
+        }
+        e->any = true;
+        break;
+    case ME_TAG_UNTAGGED:
+        if (e->untagged) {
+            snprintf(err, errlen, "The tags ['untagged'] are not available in %s.", intf);
+            return -1;
+        }
+        e->untagged = true;
+        break;
+    case ME_TAG_RANGES:
+        for (i = 0; i < tag->nr; i++)
+            for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
+                if (bit(e, v))
+                    return not_available(err, errlen, tag->r[i].lo, tag->r[i].hi, intf);
+        for (i = 0; i < tag->nr; i++)
+            for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
+                setbit(e, v, true);
+        break;
+    }
+    return 0;
+}
+
+void me_tagtab_free_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag)
+{
+    struct ent *e = get(t, intf, false);
+    size_t i;
+    unsigned v;
+
+    if (!e)
+        return;
+    switch (tag->kind) {
+    case ME_TAG_VLAN:
+        setbit(e, tag->vlan, false);
+        break;
+    case ME_TAG_ANY:
+        e->any = false;
+        break;
+    case ME_TAG_UNTAGGED:
+        e->untagged = false;
+        break;
+    case ME_TAG_RANGES:
+        for (i = 0; i < tag->nr; i++)
+            for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
+                setbit(e, v, false);
+        break;
+    }
+}
+
+const char *me_tagtab_epl_owner(struct me_tagtab *t, const char *intf)
+{
+    struct ent *e = get(t, intf, false);
+    return e && e->epl[0] ? e->epl : NULL;
+}
+
+void me_tagtab_set_epl_owner(struct me_tagtab *t, const char *intf, const char *evc_id)
+{
+    struct ent *e = get(t, intf, evc_id != NULL);
+    if (e)
+        snprintf(e->epl, sizeof e->epl, "%s", evc_id ? evc_id : "");
+}
+
+uint16_t me_tagtab_alloc_pair(struct me_tagtab *t, const char *a, const char *b)
+{
+    struct ent *x = get(t, a, true), *y = get(t, b, true);
+    unsigned v;
+
+    if (!x || !y)
+        return 0;
+    for (v = VLAN_MIN; v <= VLAN_MAX; v++) {
+        if (!bit(x, v) && !bit(y, v)) {
+            setbit(x, v, true);
+            setbit(y, v, true);
+            return (uint16_t)v;
+        }
+    }
+    return 0;
+}
+
+int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan)
+{
+    struct ent *x = get(t, a, true), *y = get(t, b, true);
+
+    if (!x || !y || vlan < VLAN_MIN || vlan > VLAN_MAX || bit(x, vlan) || bit(y, vlan))
+        return -1;
+    setbit(x, vlan, true);
+    setbit(y, vlan, true);
+    return 0;
+}
+
+void me_tagtab_free_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan)
+{
+    struct ent *x = get(t, a, false), *y = get(t, b, false);
+
+    if (vlan < VLAN_MIN || vlan > VLAN_MAX)
+        return;
+    if (x)
+        setbit(x, vlan, false);
+    if (y)
+        setbit(y, vlan, false);
+}

@@ -1,0 +1,207 @@
+/* plugins/topology/rest_util.c - request helpers shared by the handlers. */
+#include "topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int topo_reply_str(kytos_req *req, unsigned status, const char *text)
+{
+    struct json_object *s = json_object_new_string(text);
+    int rc = kytos_resp_json(req, status, s);
+
+    json_object_put(s);
+    return rc;
+}
+
+/* content_type_json_or_415: one ';'-separated part must be application/json */
+static bool is_json_type(const char *ct)
+{
+    const char *p = ct;
+
+    while (p && *p) {
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        while (n && (*p == ' ' || *p == '\t')) {
+            p++;
+            n--;
+        }
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n == 16 && strncmp(p, "application/json", 16) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* Python's json.loads accepts trailing whitespace, nothing else. */
+static bool only_space(const void *body, size_t len, struct json_tokener *tok)
+{
+    const char *p = body;
+
+    for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+            return false;
+    return true;
+}
+
+struct json_object *topo_metadata_body(kytos_req *req)
+{
+    const char *ct = kytos_req_header(req, "Content-Type");
+    struct json_tokener *tok;
+    struct json_object *v;
+    const void *body;
+    size_t len = 0;
+
+    if (!is_json_type(ct)) {
+        kytos_resp_error(req, 415, "Expected Content-Type: application/json, got: %s",
+                         ct ? ct : "None");
+        return NULL;
+    }
+    body = kytos_req_body(req, &len);
+    if (!body || len == 0) {
+        kytos_resp_error(req, 400, "Invalid json: Expecting value: line 1 column 1 (char 0)");
+        return NULL;
+    }
+    if (len > INT32_MAX) {
+        kytos_resp_error(req, 400, "Invalid json: body too large");
+        return NULL;
+    }
+    tok = json_tokener_new();
+    if (!tok) {
+        kytos_resp_error(req, 500, "out of memory");
+        return NULL;
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    v = json_tokener_parse_ex(tok, body, (int)len);
+    if (!v && json_tokener_get_error(tok) == json_tokener_continue) {
+        v = json_tokener_parse_ex(tok, "", 1);  /* a bare number ends at the NUL */
+    } else if (json_tokener_get_error(tok) == json_tokener_success && !only_space(body, len, tok)) {
+        json_object_put(v);
+        kytos_resp_error(req, 400, "Invalid json: Extra data");
+        json_tokener_free(tok);
+        return NULL;
+    }
+    if (json_tokener_get_error(tok) != json_tokener_success) {
+        json_object_put(v);
+        kytos_resp_error(req, 400, "Invalid json: %s",
+                         json_tokener_error_desc(json_tokener_get_error(tok)));
+        json_tokener_free(tok);
+        return NULL;
+    }
+    json_tokener_free(tok);
+    if (!json_object_is_type(v, json_type_object)) {
+        json_object_put(v);
+        /* sic: Kytos forgot the f-string prefix, so the braces are literal */
+        kytos_resp_error(req, 400, "Invalid metadata value: {metadata}");
+        return NULL;
+    }
+    return v;
+}
+
+void topo_split_intf_id(const char *id, char *dpid, size_t cap, uint32_t *port, bool *port_ok)
+{
+    const char *colon = id ? strrchr(id, ':') : NULL;
+    size_t n = colon ? (size_t)(colon - id) : 0;
+    uint64_t v = 0;
+    const char *p;
+
+    *port_ok = false;
+    *port = 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dpid, id ? id : "", n);
+    dpid[n] = '\0';
+    p = colon ? colon + 1 : (id ? id : "");
+    if (!*p)
+        return;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return;
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > UINT32_MAX)
+            return;
+    }
+    *port = (uint32_t)v;
+    *port_ok = true;
+}
+
+static void query_escape(const char *s, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+
+    for (; *s && o + 4 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~' || c == ':') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o] = '\0';
+}
+
+struct json_object *topo_switch_flows(struct topo *t, const char *dpid, char **err)
+{
+    char esc[3 * TOPO_DPID_MAX + 1], path[4 * TOPO_DPID_MAX + 100];
+    kytos_response *resp = NULL;
+    struct json_object *body, *flows = NULL;
+    unsigned status;
+    int rc;
+
+    *err = NULL;
+    query_escape(dpid, esc, sizeof(esc));
+    snprintf(path, sizeof(path), "/api/kytos/flow_manager/v2/stored_flows?state=installed&dpid=%s",
+             esc);
+    rc = kytos_call(t->napp, "GET", path, NULL, 0, &resp);
+    if (rc < 0 || !resp) {
+        *err = strdup(kytos_strerror(rc));
+        return NULL;
+    }
+    status = kytos_response_status(resp);
+    if (status == 404) {
+        /* no flow_manager: no flows can be installed through it */
+        kytos_response_free(resp);
+        return json_object_new_array();
+    }
+    body = status == 200 ? kytos_response_json(resp) : NULL;
+    if (json_object_is_type(body, json_type_object) && json_object_object_get_ex(body, dpid, &flows) &&
+        json_object_is_type(flows, json_type_array)) {
+        json_object_get(flows);
+    } else if (status == 200 && json_object_is_type(body, json_type_object)) {
+        flows = json_object_new_array();
+    } else {
+        size_t len = 0;
+        const char *text = kytos_response_body(resp, &len);
+        char *msg = malloc(len + 1);
+        if (msg) {
+            memcpy(msg, text ? text : "", text ? len : 0);
+            msg[text ? len : 0] = '\0';
+        }
+        *err = msg;
+        flows = NULL;
+    }
+    kytos_response_free(resp);
+    return flows;
+}
+
+struct json_object *topo_metadata_event(const char *entity, struct json_object *dict,
+                                        struct json_object *metadata)
+{
+    struct json_object *c = json_object_new_object(), *md = NULL;
+
+    if (!c) {
+        json_object_put(dict);
+        return NULL;
+    }
+    if (json_object_deep_copy(metadata, &md, NULL) != 0)
+        md = json_object_new_object();
+    json_object_object_add(c, entity, dict);
+    json_object_object_add(c, "metadata", md);
+    return c;
+}

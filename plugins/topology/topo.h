@@ -1,0 +1,234 @@
+/* plugins/topology/topo.h - kytos/topology: the in-memory model and the
+ * functions shared by the files of this NApp.
+ *
+ * Locking.  Every change (event handler, REST write, link-up timer) is a
+ * "write op": it holds t->write_lock for its whole length (changes are
+ * serialised, and store writes happen in the order of the changes) and the
+ * model rwlock t->rw in write mode only while it mutates memory.  Readers
+ * of single entities (metadata GETs) take t->rw in read mode.  The bulk
+ * GETs (v3/, switches, interfaces, links) never touch the model: they serve
+ * the current snapshot (snapshot.c), an immutable refcounted set of bodies
+ * rebuilt at the end of each write op that changed something.  Events are
+ * queued during the op and published after every lock is released, so a
+ * full event buffer never blocks a lock holder.
+ */
+#ifndef TOPO_TOPO_H
+#define TOPO_TOPO_H
+
+#include <kytos/kytos.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "linkid.h"
+
+#define TOPO_OFPP_LOCAL 4294967294u
+
+enum topo_status { TOPO_UP, TOPO_DOWN, TOPO_DISABLED };
+enum topo_speed { TOPO_SPEED_NULL, TOPO_SPEED_INT, TOPO_SPEED_FLOAT };
+
+struct topo_switch;
+struct topo_link;
+
+struct topo_intf {
+    char *id;                  /* "<dpid>:<port>" */
+    char *name;
+    char *mac;                 /* NULL renders null */
+    uint32_t port;
+    enum topo_speed speed_kind;
+    int64_t speed_int;
+    double speed_float;
+    bool nni, lldp, active, enabled;
+    struct json_object *metadata;  /* object, owned */
+    struct topo_link *link;    /* NULL: "" */
+    struct topo_switch *sw;
+    char *updated_at;
+};
+
+struct topo_switch {
+    char *dpid;
+    char *connection;          /* "" when not connected */
+    char *ofp_version;         /* NULL renders null */
+    char *manufacturer, *serial, *hardware, *data_path;
+    char *software;            /* NULL renders null */
+    bool active, enabled;
+    struct json_object *metadata;
+    struct topo_intf **intfs;  /* insertion order */
+    size_t n_intfs, cap_intfs;
+    char *inserted_at, *updated_at;
+};
+
+struct topo_link {
+    char id[TOPO_LINK_ID_LEN + 1];
+    struct topo_intf *a, *b;   /* a sorts first */
+    bool enabled, active;      /* own flags; endpoints count too */
+    bool notified_up;          /* in Kytos' link_up set */
+    bool seen_change;          /* in Kytos' link_status_change dict */
+    int64_t hold_until_ms;     /* link-up timer: DOWN until then (0 = none) */
+    int64_t notify_due_ms;     /* pending notify_link_up_if_status (0 = none) */
+    char *notify_reason;
+    struct json_object *metadata;
+    char *inserted_at, *updated_at;
+};
+
+/* A GET body set, immutable once published. */
+struct topo_snapshot {
+    atomic_int refs;
+    char *topology, *switches, *links, *interfaces;
+    size_t topology_len, switches_len, links_len, interfaces_len;
+};
+
+/* One queued event. */
+struct topo_event {
+    char *name;
+    struct json_object *content;
+};
+
+struct topo_evq {
+    struct topo_event *v;
+    size_t n, cap;
+};
+
+/* A store write queued during an op (doc NULL = delete). */
+struct topo_write {
+    const char *coll;
+    char *id;
+    struct json_object *doc;
+};
+
+struct topo_op {
+    struct topo *t;
+    struct topo_evq evq;
+    struct topo_write *writes;
+    size_t n_writes, cap_writes;
+    bool changed;       /* the snapshot must be rebuilt */
+    bool must_rebuild;  /* REST ops: rebuild even when others wait */
+    bool quiet;         /* no kytos/topology.updated (Kytos sends none) */
+};
+
+struct topo {
+    kytos_napp *napp;
+    pthread_mutex_t write_lock;
+    pthread_rwlock_t rw;
+    atomic_int writers_waiting;
+    bool dirty;                      /* a coalesced op skipped its rebuild */
+
+    struct topo_switch **switches;   /* insertion order */
+    size_t n_switches, cap_switches;
+    struct topo_link **links;
+    size_t n_links, cap_links;
+
+    pthread_mutex_t snap_lock;
+    struct topo_snapshot *snap;
+
+    /* settings */
+    int64_t link_up_timer_ms;
+    bool enable_by_default;
+
+    /* start-time data */
+    struct json_object *failed_switches, *failed_links;
+    atomic_int pending_timers;       /* links with hold/notify pending */
+};
+
+/* ---- model.c ---- */
+struct topo_switch *topo_switch_find(struct topo *t, const char *dpid);
+struct topo_switch *topo_switch_add(struct topo *t, const char *dpid);
+void topo_switch_remove(struct topo *t, struct topo_switch *sw);
+struct topo_intf *topo_intf_find(struct topo_switch *sw, uint32_t port);
+struct topo_intf *topo_intf_find_id(struct topo *t, const char *intf_id);
+struct topo_intf *topo_intf_add(struct topo_switch *sw, uint32_t port);
+void topo_intf_remove(struct topo_switch *sw, struct topo_intf *intf);
+struct topo_link *topo_link_find(struct topo *t, const char *id);
+/* Link of the two interfaces, created when missing (*created). */
+struct topo_link *topo_link_get_or_create(struct topo *t, struct topo_intf *x,
+                                          struct topo_intf *y, bool *created);
+void topo_link_remove(struct topo *t, struct topo_link *l);
+void topo_model_free(struct topo *t);
+
+bool topo_link_is_enabled(const struct topo_link *l);
+bool topo_link_is_active(const struct topo_link *l);
+enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms);
+enum topo_status topo_switch_status(const struct topo_switch *s);
+enum topo_status topo_intf_status(const struct topo_intf *i);
+const char *topo_status_str(enum topo_status s);
+
+void topo_set_str(char **dst, const char *src);  /* strdup, NULL stays NULL */
+char *topo_now_iso(void);                        /* "2026-07-01T12:00:00.123000", malloc'd */
+int64_t topo_now_ms(void);                       /* CLOCK_MONOTONIC */
+
+/* ---- view.c: Kytos as_dict() shapes, fresh trees (new refs) ---- */
+struct json_object *topo_intf_dict(const struct topo_intf *i);
+struct json_object *topo_switch_dict(const struct topo_switch *s, bool with_latlng, size_t idx);
+struct json_object *topo_link_dict(const struct topo_link *l, int64_t now_ms);
+/* {"switches": {...}, "links": {...}} with lat/lng injected; *interfaces
+ * (may be NULL) receives the merged interfaces object. */
+struct json_object *topo_tree(struct topo *t, struct json_object **interfaces);
+
+/* ---- snapshot.c ---- */
+/* Build a snapshot from the model (caller holds write_lock) and swap it in.
+ * Returns the tree it serialised (new ref, for kytos/topology.updated), or
+ * NULL on allocation failure. */
+struct json_object *topo_snapshot_rebuild(struct topo *t);
+struct topo_snapshot *topo_snapshot_get(struct topo *t);
+void topo_snapshot_put(struct topo_snapshot *s);
+void topo_snapshot_free_all(struct topo *t);
+
+/* ---- op.c: write ops ---- */
+void topo_op_begin(struct topo_op *op, struct topo *t, bool must_rebuild);
+void topo_op_lock_model(struct topo_op *op);    /* rw write lock */
+void topo_op_unlock_model(struct topo_op *op);
+/* Store writes, snapshot rebuild, unlock, publish. */
+void topo_op_end(struct topo_op *op);
+/* Queue an event (takes content). */
+void topo_op_event(struct topo_op *op, const char *name, struct json_object *content);
+void topo_op_persist_switch(struct topo_op *op, struct topo_switch *sw);
+void topo_op_persist_link(struct topo_op *op, struct topo_link *l);
+void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id);
+
+/* ---- linkstate.c: Kytos' link up/down notification rules ---- */
+/* notify_link_status_change: link_up/link_down when the status crossed. */
+void topo_link_eval(struct topo_op *op, struct topo_link *l, const char *reason);
+/* notify_link_up_if_status: after link_up_timer, link_up if UP. */
+void topo_link_notify_later(struct topo_op *op, struct topo_link *l, const char *reason);
+/* A link became active: start the link-up timer hold. */
+void topo_link_hold(struct topo_op *op, struct topo_link *l);
+/* handle_link_up / handle_link_down for an interface. */
+void topo_handle_link_up(struct topo_op *op, struct topo_intf *i);
+void topo_handle_link_down(struct topo_op *op, struct topo_intf *i);
+/* Timer callback (app pool). */
+void topo_linkstate_tick(kytos_napp *napp, void *ud);
+
+/* ---- persist.c ---- */
+struct json_object *topo_switch_doc(const struct topo_switch *s);
+struct json_object *topo_link_doc(const struct topo_link *l);
+/* Load switches and links from the store (init).  0 or a negative status
+ * with *errmsg set (malloc'd). */
+int topo_restore(struct topo *t, char **errmsg);
+
+/* ---- events.c ---- */
+int topo_events_subscribe(struct topo *t);
+
+/* ---- rest_util.c ---- */
+int topo_reply_str(kytos_req *req, unsigned status, const char *text);
+/* The metadata body of a POST: a JSON object (new ref), or NULL after
+ * answering 415/400 as Kytos' _get_metadata does. */
+struct json_object *topo_metadata_body(kytos_req *req);
+/* Split "<dpid>:<port>" at the last ':' as Kytos does (dpid may be "").
+ * *port_ok is false when the port is not a decimal number. */
+void topo_split_intf_id(const char *id, char *dpid, size_t cap, uint32_t *port, bool *port_ok);
+/* Installed flows of a switch from kytos/flow_manager (GET v2/stored_flows).
+ * Returns the array (new ref, may be empty) or NULL with *err set (a
+ * malloc'd text).  No flow_manager loaded counts as no flows. */
+struct json_object *topo_switch_flows(struct topo *t, const char *dpid, char **err);
+/* {"<entity>": dict, "metadata": copy} for the metadata events. */
+struct json_object *topo_metadata_event(const char *entity, struct json_object *dict,
+                                        struct json_object *metadata);
+
+/* ---- rest_*.c ---- */
+int topo_routes_get(struct topo *t);
+int topo_routes_switch(struct topo *t);
+int topo_routes_intf(struct topo *t);
+int topo_routes_link(struct topo *t);
+
+#endif

@@ -1,0 +1,208 @@
+/* tests/store/check_store_sqlite.c - the conformance suite on the embedded
+ * store (on disk and in memory), plus what only the embedded store does:
+ * reopening, schema versions, corrupt rows, options. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "check_tap.h"
+#include "conformance.h"
+
+static char dir[256];
+
+static void rm_dir(void)
+{
+    char cmd[300];
+    if (dir[0]) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot remove %s\n", dir);
+        dir[0] = '\0';
+    }
+}
+
+static kh_store *open_dir(const char *d, const char *sync, struct kytos_error *err)
+{
+    struct kh_store_opts o = {.data_dir = d, .sync = sync};
+    kh_store *s = NULL;
+
+    if (kh_store_open(&s, &o, err) < 0)
+        return NULL;
+    return s;
+}
+
+static kh_store *open_disk(void)
+{
+    struct kytos_error e = {0};
+    kh_store *s;
+
+    snprintf(dir, sizeof(dir), "%s/kh-store-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir))
+        return NULL;
+    s = open_dir(dir, NULL, &e);
+    if (!s)
+        fprintf(stderr, "open: %s\n", e.message);
+    return s;
+}
+
+static void close_disk(kh_store *s)
+{
+    kh_store_close(s);
+    rm_dir();
+}
+
+static kh_store *open_mem(void)
+{
+    kh_store *s = NULL;
+    struct kytos_error e = {0};
+    if (kh_store_open(&s, NULL, &e) < 0)
+        fprintf(stderr, "open: %s\n", e.message);
+    return s;
+}
+
+/* ---- embedded-only tests ---- */
+
+static void sql(const char *path, const char *stmt)
+{
+    sqlite3 *db;
+    char *msg = NULL;
+
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_msg(sqlite3_exec(db, stmt, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", stmt, msg);
+    sqlite3_close(db);
+}
+
+START_TEST(reopen_keeps_data_and_indexes)
+{
+    struct kytos_error e = {0};
+    struct json_object *d = json_tokener_parse("{\"flow_id\": \"x\", \"cookie\": 18446744073709551615}");
+    struct json_object *keys = json_tokener_parse("{\"flow_id\": 1}");
+    struct json_object *o = NULL;
+    kh_store *s = open_disk();
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_index(s, "flows", "flow_id", keys, KYTOS_STORE_UNIQUE, &e), 0);
+    ck_assert_int_eq(kh_store_put(s, "flows", "a", d, &e), 0);
+    kh_store_close(s);
+    s = open_dir(dir, "full", &e);
+    ck_assert_msg(s != NULL, "%s", e.message);
+    ck_assert_int_eq(kh_store_get(s, "flows", "a", &o, &e), 0);
+    ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+                     "{\"_id\":\"a\",\"flow_id\":\"x\",\"cookie\":18446744073709551615}");
+    json_object_put(o);
+    /* the unique index is still enforced */
+    ck_assert_int_eq(kh_store_put(s, "flows", "b", d, &e), KYTOS_EEXIST);
+    ck_assert_int_eq(kh_store_index(s, "flows", "flow_id", keys, KYTOS_STORE_UNIQUE, &e), 0);
+    json_object_put(d);
+    json_object_put(keys);
+    close_disk(s);
+}
+END_TEST
+
+START_TEST(newer_schema_refused)
+{
+    struct kytos_error e = {0};
+    char path[300];
+    kh_store *s = open_disk();
+
+    ck_assert_ptr_nonnull(s);
+    kh_store_close(s);
+    snprintf(path, sizeof(path), "%s/store.db", dir);
+    sql(path, "PRAGMA user_version=99");
+    ck_assert_ptr_null(open_dir(dir, NULL, &e));
+    ck_assert_int_eq(e.code, KYTOS_EUNAVAIL);
+    ck_assert_msg(strstr(e.message, "schema version 99") != NULL, "%s", e.message);
+    rm_dir();
+}
+END_TEST
+
+START_TEST(corrupt_rows_are_errors)
+{
+    struct kytos_error e = {0};
+    struct json_object *d = json_tokener_parse("{\"a\": 1}"), *o = NULL, *f, *st;
+    char path[300];
+    kytos_cursor *c = NULL;
+    int64_t n;
+    kh_store *s = open_disk();
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_put(s, "c", "good", d, &e), 0);
+    ck_assert_int_eq(kh_store_put(s, "c", "bad", d, &e), 0);
+    kh_store_close(s);
+    snprintf(path, sizeof(path), "%s/store.db", dir);
+    sql(path, "UPDATE \"c:c\" SET doc='{\"a\": [1,' WHERE id='bad';"
+              "INSERT INTO \"c:c\" VALUES('arr', '[1,2]');"
+              "INSERT INTO kh_indexes VALUES('c', 'junk', 'not json', 0, 0);"
+              "INSERT INTO kh_indexes VALUES('nope', 'x', '{\"a\":1}', 0, 0)");
+    s = open_dir(dir, NULL, &e);
+    ck_assert_msg(s != NULL, "%s", e.message);
+    ck_assert_int_eq(kh_store_get(s, "c", "good", &o, &e), 0);
+    json_object_put(o);
+    o = NULL;
+    ck_assert_int_eq(kh_store_get(s, "c", "bad", &o, &e), KYTOS_EIO);
+    ck_assert_ptr_null(o);
+    ck_assert_msg(strstr(e.message, "corrupt") != NULL, "%s", e.message);
+    ck_assert_int_eq(kh_store_get(s, "c", "arr", &o, &e), KYTOS_EIO);
+    ck_assert_int_eq(kh_store_find(s, "c", NULL, &c, &e), KYTOS_EIO);
+    f = json_tokener_parse("{\"a\": 1}");
+    ck_assert_int_eq(kh_store_count(s, "c", f, &n, &e), KYTOS_EIO);
+    st = kh_store_status(s);
+    ck_assert(!json_object_get_boolean(json_object_object_get(st, "healthy")));
+    json_object_put(st);
+    /* a good call clears the fault */
+    ck_assert_int_eq(kh_store_delete(s, "c", "bad", &e), 0);
+    ck_assert_int_eq(kh_store_delete(s, "c", "arr", &e), 0);
+    ck_assert_int_eq(kh_store_count(s, "c", f, &n, &e), 0);
+    ck_assert_int_eq(n, 1);
+    st = kh_store_status(s);
+    ck_assert(json_object_get_boolean(json_object_object_get(st, "healthy")));
+    json_object_put(st);
+    json_object_put(f);
+    json_object_put(d);
+    close_disk(s);
+}
+END_TEST
+
+START_TEST(options)
+{
+    struct kytos_error e = {0};
+    struct kh_store_opts o = {.backend = "couchdb"};
+    kh_store *s = NULL;
+    struct json_object *st;
+
+    ck_assert_int_eq(kh_store_open(&s, &o, &e), KYTOS_EINVAL);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(e.message, "couchdb") != NULL, "%s", e.message);
+    o = (struct kh_store_opts){.sync = "sometimes"};
+    ck_assert_int_eq(kh_store_open(&s, &o, &e), KYTOS_EINVAL);
+    o = (struct kh_store_opts){.data_dir = "/proc/no/such/dir"};
+    ck_assert_int_eq(kh_store_open(&s, &o, &e), KYTOS_EUNAVAIL);
+    s = open_disk();
+    ck_assert_ptr_nonnull(s);
+    st = kh_store_status(s);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(st, "journal")), "wal");
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(st, "sync")), "normal");
+    json_object_put(st);
+    close_disk(s);
+}
+END_TEST
+
+int main(void)
+{
+    static const struct conf_backend disk = {"sqlite", open_disk, close_disk, 1};
+    static const struct conf_backend mem = {"sqlite", open_mem, kh_store_close, 1};
+    const char *which = getenv("KH_STORE_CONF");
+    Suite *s;
+    TCase *tc;
+
+    /* the suite runs twice: on disk (WAL, reader pool) and in memory */
+    s = store_conformance_suite(which && !strcmp(which, "memory") ? &mem : &disk);
+    tc = tcase_create("embedded");
+    tcase_add_test(tc, reopen_keeps_data_and_indexes);
+    tcase_add_test(tc, newer_schema_refused);
+    tcase_add_test(tc, corrupt_rows_are_errors);
+    tcase_add_test(tc, options);
+    suite_add_tcase(s, tc);
+    return kytos_check_run(s);
+}

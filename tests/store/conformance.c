@@ -1,0 +1,915 @@
+/* tests/store/conformance.c - the store conformance suite (see .h). */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "conformance.h"
+
+static const struct conf_backend *B;
+static kh_store *S;
+static struct kytos_error E;
+
+/* objects made by a test, freed at teardown (leak checkers stay quiet) */
+#define MAX_OBJS 4096
+static struct json_object *objs[MAX_OBJS];
+static int nobjs;
+
+static struct json_object *keep(struct json_object *o)
+{
+    if (o && nobjs < MAX_OBJS)
+        objs[nobjs++] = o;
+    return o;
+}
+
+static struct json_object *J(const char *text)
+{
+    struct json_object *o = json_tokener_parse(text);
+    ck_assert_msg(o != NULL, "bad test JSON: %s", text);
+    return keep(o);
+}
+
+static const char *T(struct json_object *o)
+{
+    return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* A collection name unique to this test run (MongoDB keeps data). */
+static char run_tag[32];
+static char names[64][128];
+static int nnames;
+static const char *C(const char *base)
+{
+    char *n = names[nnames++ % 64];
+    snprintf(n, 128, "%s_%s", base, run_tag);
+    return n;
+}
+
+static void setup(void)
+{
+    snprintf(run_tag, sizeof(run_tag), "%lx%x", (unsigned long)time(NULL), (unsigned)getpid());
+    memset(&E, 0, sizeof(E));
+    S = B->open();
+    ck_assert_msg(S != NULL, "cannot open the %s store", B->name);
+}
+
+static void teardown(void)
+{
+    B->close(S);
+    S = NULL;
+    for (int k = 0; k < nobjs; k++)
+        json_object_put(objs[k]);
+    nobjs = 0;
+}
+
+#define OK(expr)                                                                        \
+    do {                                                                                \
+        int rc_ = (expr);                                                               \
+        ck_assert_msg(rc_ == 0, "%s -> %d (%s)", #expr, rc_, E.message);                \
+    } while (0)
+#define FAILS(code, expr)                                                               \
+    do {                                                                                \
+        memset(&E, 0, sizeof(E));                                                       \
+        int rc_ = (expr);                                                               \
+        ck_assert_msg(rc_ == (code), "%s -> %d (%s), expected %d", #expr, rc_, E.message, \
+                      (code));                                                          \
+        ck_assert_int_eq(E.code, (code));                                               \
+        ck_assert_msg(E.message[0] != '\0', "%s: no error message", #expr);             \
+    } while (0)
+
+static struct json_object *get(const char *coll, const char *id)
+{
+    struct json_object *o = NULL;
+    OK(kh_store_get(S, coll, id, &o, &E));
+    return keep(o);
+}
+
+static void assert_json(struct json_object *got, const char *want)
+{
+    struct json_object *w = J(want);
+    ck_assert_msg(json_object_equal(got, w), "got %s, want %s", T(got), want);
+}
+
+/* find -> array of the documents' JSON, in order */
+static struct json_object *find(const char *coll, const char *filter, const char *sort, int64_t skip,
+                                int64_t limit, const char *proj)
+{
+    struct kytos_find q = {.struct_size = sizeof(q),
+                           .filter = filter ? J(filter) : NULL,
+                           .sort = sort ? J(sort) : NULL,
+                           .skip = skip,
+                           .limit = limit,
+                           .projection = proj ? J(proj) : NULL};
+    struct json_object *arr = keep(json_object_new_array()), *doc;
+    kytos_cursor *c = NULL;
+    int rc;
+
+    OK(kh_store_find(S, coll, &q, &c, &E));
+    while ((rc = kh_cursor_next(c, &doc, &E)) == 1)
+        json_object_array_add(arr, doc);
+    ck_assert_msg(rc == 0, "cursor_next -> %d (%s)", rc, E.message);
+    kh_cursor_free(c);
+    return arr;
+}
+
+/* the _ids of a find, joined by ',' */
+static const char *ids(const char *coll, const char *filter, const char *sort, int64_t skip,
+                       int64_t limit)
+{
+    static char buf[4096];
+    struct json_object *arr = find(coll, filter, sort, skip, limit, NULL);
+    size_t n = json_object_array_length(arr), o = 0;
+
+    buf[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        struct json_object *id;
+        ck_assert(json_object_object_get_ex(json_object_array_get_idx(arr, k), "_id", &id));
+        o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", k ? "," : "", json_object_get_string(id));
+    }
+    return buf;
+}
+
+/* ids sorted by _id, for order-free comparisons */
+static const char *idset(const char *coll, const char *filter)
+{
+    return ids(coll, filter, "{\"_id\": 1}", 0, 0);
+}
+
+static int64_t count(const char *coll, const char *filter)
+{
+    int64_t n = -1;
+    OK(kh_store_count(S, coll, filter ? J(filter) : NULL, &n, &E));
+    return n;
+}
+
+static void put(const char *coll, const char *id, const char *doc)
+{
+    OK(kh_store_put(S, coll, id, J(doc), &E));
+}
+
+/* ---------------------------------------------------------------- tests */
+
+START_TEST(get_missing)
+{
+    struct json_object *o = (struct json_object *)1;
+    const char *c = C("things");
+
+    FAILS(KYTOS_ENOTFOUND, kh_store_get(S, c, "nope", &o, &E));
+    ck_assert_ptr_null(o);
+    put(c, "a", "{\"x\": 1}");
+    FAILS(KYTOS_ENOTFOUND, kh_store_get(S, c, "nope", &o, &E));
+    ck_assert_ptr_null(o);
+    ck_assert_int_eq(count(C("never_written"), NULL), 0);
+    ck_assert_str_eq(ids(C("never_written"), NULL, NULL, 0, 0), "");
+}
+END_TEST
+
+START_TEST(put_get_replace)
+{
+    const char *c = C("switches");
+    struct json_object *o;
+
+    put(c, "00:01", "{\"enabled\": true, \"metadata\": {\"a\": [1, 2.5, \"x\", null, {\"b\": false}]}}");
+    o = get(c, "00:01");
+    assert_json(o, "{\"_id\": \"00:01\", \"enabled\": true,"
+                   " \"metadata\": {\"a\": [1, 2.5, \"x\", null, {\"b\": false}]}}");
+    /* _id comes first, as in MongoDB */
+    ck_assert(strncmp(T(o), "{\"_id\":", 7) == 0);
+    put(c, "00:01", "{\"enabled\": false}");
+    assert_json(get(c, "00:01"), "{\"_id\": \"00:01\", \"enabled\": false}");
+    /* an _id inside the document must agree with the argument */
+    OK(kh_store_put(S, c, "00:02", J("{\"_id\": \"00:02\", \"v\": 2}"), &E));
+    assert_json(get(c, "00:02"), "{\"_id\": \"00:02\", \"v\": 2}");
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "00:03", J("{\"_id\": \"other\"}"), &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "00:03", J("{\"_id\": 3}"), &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "00:03", J("[1, 2]"), &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "00:03", NULL, &E));
+    /* an empty document is fine */
+    put(c, "empty", "{}");
+    assert_json(get(c, "empty"), "{\"_id\": \"empty\"}");
+}
+END_TEST
+
+START_TEST(insert_duplicate)
+{
+    const char *c = C("links");
+
+    OK(kh_store_insert(S, c, "l1", J("{\"n\": 1}"), &E));
+    FAILS(KYTOS_EEXIST, kh_store_insert(S, c, "l1", J("{\"n\": 2}"), &E));
+    ck_assert_ptr_nonnull(strstr(E.message, "l1"));
+    assert_json(get(c, "l1"), "{\"_id\": \"l1\", \"n\": 1}");
+}
+END_TEST
+
+START_TEST(delete_doc)
+{
+    const char *c = C("evcs");
+
+    FAILS(KYTOS_ENOTFOUND, kh_store_delete(S, c, "e1", &E));
+    put(c, "e1", "{\"a\": 1}");
+    put(c, "e2", "{\"a\": 2}");
+    OK(kh_store_delete(S, c, "e1", &E));
+    FAILS(KYTOS_ENOTFOUND, kh_store_delete(S, c, "e1", &E));
+    ck_assert_int_eq(count(c, NULL), 1);
+}
+END_TEST
+
+START_TEST(patch_set_unset)
+{
+    const char *c = C("switches");
+    struct json_object *out = NULL;
+
+    put(c, "s1", "{\"enabled\": true, \"metadata\": {\"a\": 1, \"b\": 2}, \"keep\": \"k\"}");
+    OK(kh_store_patch(S, c, "s1",
+                      J("{\"$set\": {\"enabled\": false, \"metadata.c.d\": [1], \"new\": {\"x\": 1}},"
+                        " \"$unset\": {\"metadata.a\": \"\", \"not.there\": 1}}"),
+                      0, &out, &E));
+    keep(out);
+    assert_json(out, "{\"_id\": \"s1\", \"enabled\": false, \"metadata\": {\"b\": 2, \"c\": {\"d\": [1]}},"
+                     " \"keep\": \"k\", \"new\": {\"x\": 1}}");
+    assert_json(get(c, "s1"), T(out));
+    /* out may be NULL */
+    OK(kh_store_patch(S, c, "s1", J("{\"$set\": {\"metadata.b\": 3}}"), 0, NULL, &E));
+    assert_json(get(c, "s1"), "{\"_id\": \"s1\", \"enabled\": false, \"metadata\": {\"b\": 3, \"c\": {\"d\": [1]}},"
+                              " \"keep\": \"k\", \"new\": {\"x\": 1}}");
+    /* arrays by index */
+    put(c, "s2", "{\"a\": [10, 20, 30], \"o\": [{\"e\": 1}, {\"e\": 2}]}");
+    OK(kh_store_patch(S, c, "s2", J("{\"$set\": {\"a.1\": 21, \"o.1.e\": 3}}"), 0, NULL, &E));
+    assert_json(get(c, "s2"), "{\"_id\": \"s2\", \"a\": [10, 21, 30], \"o\": [{\"e\": 1}, {\"e\": 3}]}");
+}
+END_TEST
+
+START_TEST(patch_upsert)
+{
+    const char *c = C("flows");
+    struct json_object *out = NULL;
+
+    FAILS(KYTOS_ENOTFOUND, kh_store_patch(S, c, "f1", J("{\"$set\": {\"a\": 1}}"), 0, &out, &E));
+    ck_assert_ptr_null(out);
+    put(c, "other", "{}");
+    FAILS(KYTOS_ENOTFOUND, kh_store_patch(S, c, "f1", J("{\"$set\": {\"a\": 1}}"), 0, &out, &E));
+    OK(kh_store_patch(S, c, "f1",
+                      J("{\"$set\": {\"a.b\": 1}, \"$setOnInsert\": {\"inserted_at\": \"t0\"}}"),
+                      KYTOS_STORE_UPSERT, &out, &E));
+    keep(out);
+    assert_json(out, "{\"_id\": \"f1\", \"a\": {\"b\": 1}, \"inserted_at\": \"t0\"}");
+    OK(kh_store_patch(S, c, "f1",
+                      J("{\"$set\": {\"a.b\": 2}, \"$setOnInsert\": {\"inserted_at\": \"t1\"}}"),
+                      KYTOS_STORE_UPSERT, &out, &E));
+    keep(out);
+    assert_json(get(c, "f1"), "{\"_id\": \"f1\", \"a\": {\"b\": 2}, \"inserted_at\": \"t0\"}");
+}
+END_TEST
+
+START_TEST(patch_errors)
+{
+    const char *c = C("evcs");
+
+    put(c, "e", "{\"a\": 5, \"arr\": [1]}");
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$inc\": {\"a\": 1}}"), 0, NULL, &E));
+    ck_assert_ptr_nonnull(strstr(E.message, "$inc"));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"a\": 1}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": 1}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"x\": 1, \"x.y\": 2}}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"x\": 1}, \"$unset\": {\"x\": 1}}"), 0,
+                                        NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"a..b\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"a.$x\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_EINVAL, kh_store_patch(S, c, "e", J("{\"$set\": {\"_id\": \"z\"}}"), 0, NULL, &E));
+    /* a scalar in the way */
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"a.b\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_EFILTER, kh_store_patch(S, c, "e", J("{\"$set\": {\"arr.x\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_EINVAL, kh_store_patch(S, c, "e", J("{\"$set\": {\"a\": 1}}"), 0x100, NULL, &E));
+    /* nothing changed */
+    assert_json(get(c, "e"), "{\"_id\": \"e\", \"a\": 5, \"arr\": [1]}");
+}
+END_TEST
+
+static void load_flows(const char *c)
+{
+    put(c, "f1", "{\"switch\": \"s1\", \"state\": \"installed\", \"flow\": {\"priority\": 10, \"cookie\": 1,"
+                 " \"match\": {\"in_port\": 1}}, \"tags\": [\"a\", \"b\"]}");
+    put(c, "f2", "{\"switch\": \"s1\", \"state\": \"pending\", \"flow\": {\"priority\": 20, \"cookie\": 2,"
+                 " \"match\": {\"in_port\": 2}}, \"tags\": [\"b\"]}");
+    put(c, "f3", "{\"switch\": \"s2\", \"state\": \"installed\", \"flow\": {\"priority\": 30, \"cookie\": 3,"
+                 " \"match\": {}}, \"tags\": []}");
+    put(c, "f4", "{\"switch\": \"s2\", \"state\": \"deleted\", \"flow\": {\"priority\": 20.5, \"cookie\": 4}}");
+    put(c, "f5", "{\"switch\": null, \"state\": \"pending\", \"flow\": {\"priority\": \"high\"}}");
+}
+
+START_TEST(find_equality)
+{
+    const char *c = C("flows");
+
+    load_flows(c);
+    ck_assert_str_eq(idset(c, NULL), "f1,f2,f3,f4,f5");
+    ck_assert_str_eq(idset(c, "{}"), "f1,f2,f3,f4,f5");
+    ck_assert_str_eq(idset(c, "{\"switch\": \"s1\"}"), "f1,f2");
+    ck_assert_str_eq(idset(c, "{\"switch\": \"s1\", \"state\": \"pending\"}"), "f2");
+    ck_assert_str_eq(idset(c, "{\"flow.match.in_port\": 2}"), "f2");
+    ck_assert_str_eq(idset(c, "{\"flow.match\": {}}"), "f3");
+    ck_assert_str_eq(idset(c, "{\"_id\": \"f3\"}"), "f3");
+    ck_assert_str_eq(idset(c, "{\"_id\": {\"$in\": [\"f3\", \"f1\", \"zz\"]}}"), "f1,f3");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": 20}"), "f2");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": 20.5}"), "f4");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": 10.0}"), "f1");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": \"10\"}"), "");
+    /* null matches null and missing */
+    ck_assert_str_eq(idset(c, "{\"switch\": null}"), "f5");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": null}"), "f5");
+    ck_assert_str_eq(idset(c, "{\"flow.match.in_port\": {\"$exists\": true}}"), "f1,f2");
+    ck_assert_str_eq(idset(c, "{\"flow.match\": {\"$exists\": false}}"), "f4,f5");
+    ck_assert_int_eq(count(c, "{\"switch\": \"s2\"}"), 2);
+    ck_assert_int_eq(count(c, NULL), 5);
+    ck_assert_int_eq(count(c, "{\"switch\": \"nope\"}"), 0);
+}
+END_TEST
+
+START_TEST(find_operators)
+{
+    const char *c = C("flows");
+
+    load_flows(c);
+    ck_assert_str_eq(idset(c, "{\"state\": {\"$in\": [\"pending\", \"deleted\"]}}"), "f2,f4,f5");
+    ck_assert_str_eq(idset(c, "{\"state\": {\"$nin\": [\"pending\", \"deleted\"]}}"), "f1,f3");
+    ck_assert_str_eq(idset(c, "{\"state\": {\"$ne\": \"installed\"}}"), "f2,f4,f5");
+    ck_assert_str_eq(idset(c, "{\"state\": {\"$eq\": \"installed\"}}"), "f1,f3");
+    /* ranges compare numbers with numbers only */
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": {\"$gt\": 20}}"), "f3,f4");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": {\"$gte\": 20}}"), "f2,f3,f4");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": {\"$lt\": 20}}"), "f1");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": {\"$lte\": 20.5, \"$gt\": 10}}"), "f2,f4");
+    ck_assert_str_eq(idset(c, "{\"flow.priority\": {\"$gte\": \"a\"}}"), "f5");
+    ck_assert_str_eq(idset(c, "{\"_id\": {\"$gt\": \"f2\", \"$lte\": \"f4\"}}"), "f3,f4");
+    ck_assert_str_eq(idset(c, "{\"$or\": [{\"switch\": \"s2\"}, {\"state\": \"pending\"}]}"), "f2,f3,f4,f5");
+    ck_assert_str_eq(idset(c, "{\"$and\": [{\"switch\": \"s2\"}, {\"state\": \"deleted\"}]}"), "f4");
+    ck_assert_str_eq(idset(c, "{\"switch\": \"s1\", \"$or\": [{\"flow.cookie\": 2}, {\"flow.cookie\": 3}]}"),
+                     "f2");
+    ck_assert_int_eq(count(c, "{\"flow.priority\": {\"$gte\": 20}}"), 3);
+}
+END_TEST
+
+START_TEST(find_arrays)
+{
+    const char *c = C("switches");
+
+    load_flows(c);
+    /* an array matches when an element does */
+    ck_assert_str_eq(idset(c, "{\"tags\": \"b\"}"), "f1,f2");
+    ck_assert_str_eq(idset(c, "{\"tags\": {\"$in\": [\"a\", \"x\"]}}"), "f1");
+    ck_assert_str_eq(idset(c, "{\"tags\": [\"b\"]}"), "f2");
+    ck_assert_str_eq(idset(c, "{\"tags\": []}"), "f3");
+    ck_assert_str_eq(idset(c, "{\"tags.0\": \"b\"}"), "f2");
+    ck_assert_str_eq(idset(c, "{\"tags\": {\"$ne\": \"b\"}}"), "f3,f4,f5");
+    put(c, "sw", "{\"interfaces\": [{\"id\": \"sw:1\", \"speed\": 10}, {\"id\": \"sw:2\", \"speed\": 100}]}");
+    put(c, "sx", "{\"interfaces\": [{\"id\": \"sx:1\", \"speed\": 1}]}");
+    ck_assert_str_eq(idset(c, "{\"interfaces.id\": \"sw:2\"}"), "sw");
+    ck_assert_str_eq(idset(c, "{\"interfaces.speed\": {\"$gt\": 50}}"), "sw");
+    ck_assert_str_eq(idset(c, "{\"interfaces.1.id\": \"sw:2\"}"), "sw");
+    ck_assert_int_eq(count(c, "{\"interfaces.id\": {\"$in\": [\"sx:1\", \"sw:1\"]}}"), 2);
+}
+END_TEST
+
+START_TEST(find_types)
+{
+    const char *c = C("types");
+
+    put(c, "t", "{\"v\": true}");
+    put(c, "one", "{\"v\": 1}");
+    put(c, "zero", "{\"v\": 0}");
+    put(c, "f", "{\"v\": false}");
+    put(c, "s", "{\"v\": \"1\"}");
+    put(c, "n", "{\"v\": null}");
+    put(c, "o", "{\"v\": {\"a\": 1}}");
+    put(c, "d", "{\"v\": 1.0}");
+    ck_assert_str_eq(idset(c, "{\"v\": true}"), "t");
+    ck_assert_str_eq(idset(c, "{\"v\": 1}"), "d,one");
+    ck_assert_str_eq(idset(c, "{\"v\": false}"), "f");
+    ck_assert_str_eq(idset(c, "{\"v\": \"1\"}"), "s");
+    ck_assert_str_eq(idset(c, "{\"v\": {\"a\": 1}}"), "o");
+    ck_assert_str_eq(idset(c, "{\"v\": {\"$gte\": 0}}"), "d,one,zero");
+    /* MongoDB's cross-type order: null < numbers < strings < objects < booleans */
+    ck_assert_str_eq(ids(c, NULL, "{\"v\": 1, \"_id\": 1}", 0, 0), "n,zero,d,one,s,o,f,t");
+}
+END_TEST
+
+START_TEST(find_sort_skip_limit)
+{
+    const char *c = C("flows");
+
+    load_flows(c);
+    ck_assert_str_eq(ids(c, NULL, "{\"_id\": -1}", 0, 0), "f5,f4,f3,f2,f1");
+    ck_assert_str_eq(ids(c, "{\"switch\": {\"$in\": [\"s1\", \"s2\"]}}", "{\"flow.priority\": -1}", 0, 0),
+                     "f3,f4,f2,f1");
+    ck_assert_str_eq(ids(c, NULL, "{\"switch\": 1, \"flow.priority\": -1}", 0, 0), "f5,f2,f1,f3,f4");
+    ck_assert_str_eq(ids(c, NULL, "{\"_id\": 1}", 1, 2), "f2,f3");
+    ck_assert_str_eq(ids(c, NULL, "{\"_id\": 1}", 4, 10), "f5");
+    ck_assert_str_eq(ids(c, NULL, "{\"_id\": 1}", 10, 0), "");
+    ck_assert_str_eq(ids(c, NULL, "{\"_id\": 1}", 0, 1), "f1");
+    /* without a sort: how many, not which */
+    ck_assert_int_eq(json_object_array_length(find(c, NULL, NULL, 1, 2, NULL)), 2);
+    ck_assert_int_eq(json_object_array_length(find(c, "{\"switch\": \"s1\"}", NULL, 0, 10, NULL)), 2);
+    ck_assert_int_eq(json_object_array_length(find(c, NULL, NULL, 3, 0, NULL)), 2);
+    /* array sort keys: smallest element ascending, largest descending */
+    ck_assert_str_eq(ids(c, "{\"tags\": {\"$exists\": true}}", "{\"tags\": 1, \"_id\": 1}", 0, 0), "f3,f1,f2");
+}
+END_TEST
+
+START_TEST(find_projection)
+{
+    const char *c = C("flows");
+    struct json_object *r;
+
+    load_flows(c);
+    r = find(c, "{\"_id\": \"f1\"}", NULL, 0, 0, "{\"switch\": 1, \"flow.cookie\": 1}");
+    assert_json(r, "[{\"_id\": \"f1\", \"switch\": \"s1\", \"flow\": {\"cookie\": 1}}]");
+    r = find(c, "{\"_id\": \"f1\"}", NULL, 0, 0, "{\"switch\": 1, \"_id\": 0}");
+    assert_json(r, "[{\"switch\": \"s1\"}]");
+    r = find(c, "{\"_id\": \"f2\"}", NULL, 0, 0, "{\"flow\": 0, \"tags\": 0}");
+    assert_json(r, "[{\"_id\": \"f2\", \"switch\": \"s1\", \"state\": \"pending\"}]");
+    r = find(c, "{\"_id\": \"f2\"}", NULL, 0, 0, "{\"flow.match\": 0, \"_id\": 0, \"tags\": 0, \"state\": 0}");
+    assert_json(r, "[{\"switch\": \"s1\", \"flow\": {\"priority\": 20, \"cookie\": 2}}]");
+    put(c, "sw", "{\"interfaces\": [{\"id\": \"a\", \"speed\": 1}, {\"id\": \"b\", \"speed\": 2}], \"x\": 1}");
+    r = find(c, "{\"_id\": \"sw\"}", NULL, 0, 0, "{\"interfaces.id\": 1, \"_id\": 0}");
+    assert_json(r, "[{\"interfaces\": [{\"id\": \"a\"}, {\"id\": \"b\"}]}]");
+}
+END_TEST
+
+START_TEST(bad_queries)
+{
+    const char *c = C("flows");
+    struct kytos_find q = {.struct_size = sizeof(q)};
+    kytos_cursor *cur = (kytos_cursor *)1;
+    int64_t n;
+    static const char *const bad_filters[] = {
+        "{\"a\": {\"$regex\": \"x\"}}", "{\"a\": {\"$in\": 5}}", "{\"a\": {\"$gt\": 1, \"b\": 2}}",
+        "{\"$where\": \"1\"}", "{\"$or\": []}", "{\"$or\": {}}", "{\"a..b\": 1}", "{\"a.$b\": 1}",
+        "{\"\": 1}", "[1]", "{\"a\": {\"$exists\": \"yes\"}}", NULL};
+
+    load_flows(c);
+    for (int k = 0; bad_filters[k]; k++) {
+        q.filter = J(bad_filters[k]);
+        FAILS(KYTOS_EFILTER, kh_store_find(S, c, &q, &cur, &E));
+        ck_assert_ptr_null(cur);
+        FAILS(KYTOS_EFILTER, kh_store_count(S, c, q.filter, &n, &E));
+    }
+    q.filter = NULL;
+    q.sort = J("{\"a\": 2}");
+    FAILS(KYTOS_EFILTER, kh_store_find(S, c, &q, &cur, &E));
+    q.sort = J("{\"a\": \"asc\"}");
+    FAILS(KYTOS_EFILTER, kh_store_find(S, c, &q, &cur, &E));
+    q.sort = NULL;
+    q.projection = J("{\"a\": 1, \"b\": 0}");
+    FAILS(KYTOS_EFILTER, kh_store_find(S, c, &q, &cur, &E));
+    q.projection = J("{\"a\": \"yes\"}");
+    FAILS(KYTOS_EFILTER, kh_store_find(S, c, &q, &cur, &E));
+    q.projection = NULL;
+    q.skip = -1;
+    FAILS(KYTOS_EINVAL, kh_store_find(S, c, &q, &cur, &E));
+    q.skip = 0;
+    q.limit = -5;
+    FAILS(KYTOS_EINVAL, kh_store_find(S, c, &q, &cur, &E));
+    FAILS(KYTOS_EINVAL, kh_store_find(S, c, NULL, NULL, &E));
+    /* a NULL query is "everything" */
+    OK(kh_store_find(S, c, NULL, &cur, &E));
+    kh_cursor_free(cur);
+    /* and err may be NULL everywhere */
+    ck_assert_int_eq(kh_store_get(S, c, "missing", &(struct json_object *){NULL}, NULL), KYTOS_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(names)
+{
+    struct json_object *d = J("{}"), *o;
+    char longname[300], longid[2000];
+    static const char *const bad[] = {"", "a b", "a/b", "a$", "sqlite_master", "system.users", "ü", "a\"b", NULL};
+
+    for (int k = 0; bad[k]; k++)
+        FAILS(KYTOS_EINVAL, kh_store_put(S, bad[k], "x", d, &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, NULL, "x", d, &E));
+    memset(longname, 'a', sizeof(longname));
+    longname[sizeof(longname) - 1] = '\0';
+    FAILS(KYTOS_EINVAL, kh_store_put(S, longname, "x", d, &E));
+    FAILS(KYTOS_EINVAL, kh_store_get(S, longname, "x", &o, &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, C("ok"), "", d, &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, C("ok"), NULL, d, &E));
+    memset(longid, 'i', sizeof(longid));
+    longid[sizeof(longid) - 1] = '\0';
+    FAILS(KYTOS_EINVAL, kh_store_put(S, C("ok"), longid, d, &E));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, C("ok"), "bad\xff", d, &E));
+    /* the allowed alphabet, and ids with any printable text */
+    OK(kh_store_put(S, C("Ok.name-1_x"), "a b/c:\"d\"'e", d, &E));
+    assert_json(get(C("Ok.name-1_x"), "a b/c:\"d\"'e"), "{\"_id\": \"a b/c:\\\"d\\\"'e\"}");
+}
+END_TEST
+
+START_TEST(unicode)
+{
+    const char *c = C("unicode");
+
+    put(c, "ключ-🔑", "{\"name\": \"café ☕ 🚀\", \"ключ\": {\"ü\": \"ñ\"}, \"esc\": \"a\\u0000b\\n\\t\\\"\"}");
+    assert_json(get(c, "ключ-🔑"),
+                "{\"_id\": \"ключ-🔑\", \"name\": \"café ☕ 🚀\", \"ключ\": {\"ü\": \"ñ\"}, \"esc\": \"a\\u0000b\\n\\t\\\"\"}");
+    ck_assert_str_eq(idset(c, "{\"ключ.ü\": \"ñ\"}"), "ключ-🔑");
+    ck_assert_str_eq(idset(c, "{\"name\": \"café ☕ 🚀\"}"), "ключ-🔑");
+    ck_assert_str_eq(idset(c, "{\"esc\": \"a\\u0000b\\n\\t\\\"\"}"), "ключ-🔑");
+}
+END_TEST
+
+START_TEST(invalid_values)
+{
+    const char *c = C("bad");
+    struct json_object *d = keep(json_object_new_object());
+
+    json_object_object_add(d, "s", json_object_new_string_len("\xc3\x28", 2));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "x", d, &E));
+    d = keep(json_object_new_object());
+    json_object_object_add(d, "nan", json_object_new_double(0.0 / 0.0));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "x", d, &E));
+    d = keep(json_object_new_object());
+    json_object_object_add(d, "inf", json_object_new_double(1.0 / 0.0));
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "x", d, &E));
+    d = keep(json_object_new_object());
+    json_object_object_add(d, "$set", json_object_new_object());
+    json_object_object_add(json_object_object_get(d, "$set"), "nan", json_object_new_double(0.0 / 0.0));
+    FAILS(KYTOS_EINVAL, kh_store_patch(S, c, "x", d, KYTOS_STORE_UPSERT, NULL, &E));
+    ck_assert_int_eq(count(c, NULL), 0);
+}
+END_TEST
+
+START_TEST(big_integers)
+{
+    const char *c = C("flows");
+    struct json_object *o, *v;
+    int ok;
+
+    /* EVC cookies are >= 2^63; flow_manager stores the full uint64 */
+    put(c, "max", "{\"flow\": {\"cookie\": 18446744073709551615}}");
+    put(c, "a", "{\"flow\": {\"cookie\": 12249790986447749121}}");   /* 0xAA00...01 */
+    put(c, "b", "{\"flow\": {\"cookie\": 12249790986447749122}}");   /* +1: same double */
+    put(c, "top", "{\"flow\": {\"cookie\": 9223372036854775807}}");
+    put(c, "min", "{\"flow\": {\"cookie\": -9223372036854775808}}");
+    put(c, "d", "{\"flow\": {\"cookie\": 12249790986447749120.0}}");
+    o = get(c, "max");
+    ck_assert(json_object_object_get_ex(json_object_object_get(o, "flow"), "cookie", &v));
+    ck_assert_uint_eq(json_object_get_uint64(v), UINT64_MAX);
+    ck_assert(strstr(T(o), "18446744073709551615") != NULL);
+    o = get(c, "min");
+    ck_assert_int_eq(json_object_get_int64(json_object_object_get(json_object_object_get(o, "flow"), "cookie")),
+                     INT64_MIN);
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": 12249790986447749121}"), "a");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": 12249790986447749122}"), "b");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$gt\": 12249790986447749121}}"), "b,max");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$gte\": 12249790986447749120}}"), "a,b,d,max");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$lt\": 12249790986447749121, \"$gt\": 0}}"), "d,top");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$in\": [18446744073709551615, -9223372036854775808]}}"),
+                     "max,min");
+    ck_assert_str_eq(ids(c, NULL, "{\"flow.cookie\": 1}", 0, 0), "min,top,d,a,b,max");
+    /* the same through an index */
+    OK(kh_store_index(S, c, "cookie", J("{\"flow.cookie\": 1}"), 0, &E));
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": 12249790986447749122}"), "b");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$gt\": 12249790986447749121}}"), "b,max");
+    ck_assert_str_eq(idset(c, "{\"flow.cookie\": {\"$lt\": 12249790986447749122, \"$gt\": 12249790986447749120}}"),
+                     "a");
+    /* patch keeps them too */
+    OK(kh_store_patch(S, c, "a", J("{\"$set\": {\"flow.cookie2\": 18446744073709551614}}"), 0, &o, &E));
+    keep(o);
+    ok = strstr(T(get(c, "a")), "\"cookie\":12249790986447749121,\"cookie2\":18446744073709551614") != NULL;
+    ck_assert_msg(ok, "got %s", T(get(c, "a")));
+}
+END_TEST
+
+START_TEST(large_document)
+{
+    const char *c = C("large");
+    size_t n = 4u << 20;
+    char *big = malloc(n + 1);
+    struct json_object *d = keep(json_object_new_object()), *o;
+
+    memset(big, 'x', n);
+    big[n] = '\0';
+    json_object_object_add(d, "blob", json_object_new_string(big));
+    for (int k = 0; k < 2000; k++) {
+        char key[16];
+        snprintf(key, sizeof(key), "k%d", k);
+        json_object_object_add(d, key, json_object_new_int(k));
+    }
+    OK(kh_store_put(S, c, "big", d, &E));
+    o = get(c, "big");
+    ck_assert_int_eq(json_object_get_string_len(json_object_object_get(o, "blob")), (int)n);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(o, "k1999")), 1999);
+    ck_assert_int_eq(json_object_object_length(o), 2002);
+    free(big);
+    /* past 16 MiB */
+    n = 17u << 20;
+    big = malloc(n + 1);
+    memset(big, 'y', n);
+    big[n] = '\0';
+    d = keep(json_object_new_object());
+    json_object_object_add(d, "blob", json_object_new_string(big));
+    free(big);
+    FAILS(KYTOS_ETOOBIG, kh_store_put(S, c, "huge", d, &E));
+}
+END_TEST
+
+START_TEST(deep_document)
+{
+    const char *c = C("deep");
+    struct json_object *root = keep(json_object_new_object()), *cur = root;
+
+    for (int k = 0; k < 98; k++) {
+        struct json_object *n = json_object_new_object();
+        json_object_object_add(cur, "d", n);
+        cur = n;
+    }
+    OK(kh_store_put(S, c, "ok", root, &E));
+    ck_assert_int_eq(count(c, NULL), 1);
+    for (int k = 0; k < 10; k++) {
+        struct json_object *n = json_object_new_object();
+        json_object_object_add(cur, "d", n);
+        cur = n;
+    }
+    FAILS(KYTOS_EINVAL, kh_store_put(S, c, "deep", root, &E));
+}
+END_TEST
+
+START_TEST(index_unique)
+{
+    const char *c = C("flows");
+
+    put(c, "f1", "{\"flow_id\": \"aaa\", \"n\": 1}");
+    put(c, "f2", "{\"flow_id\": \"bbb\", \"n\": 1}");
+    OK(kh_store_index(S, c, "flow_id", J("{\"flow_id\": 1}"), KYTOS_STORE_UNIQUE, &E));
+    /* again: nothing to do */
+    OK(kh_store_index(S, c, "flow_id", J("{\"flow_id\": 1}"), KYTOS_STORE_UNIQUE, &E));
+    FAILS(KYTOS_EEXIST, kh_store_insert(S, c, "f3", J("{\"flow_id\": \"aaa\"}"), &E));
+    ck_assert_ptr_nonnull(strstr(E.message, "flow_id"));
+    FAILS(KYTOS_EEXIST, kh_store_put(S, c, "f3", J("{\"flow_id\": \"bbb\"}"), &E));
+    FAILS(KYTOS_EEXIST, kh_store_patch(S, c, "f2", J("{\"$set\": {\"flow_id\": \"aaa\"}}"), 0, NULL, &E));
+    /* replacing a document with its own key is fine */
+    put(c, "f1", "{\"flow_id\": \"aaa\", \"n\": 2}");
+    put(c, "f3", "{\"flow_id\": \"ccc\"}");
+    ck_assert_str_eq(idset(c, "{\"flow_id\": \"aaa\"}"), "f1");
+    ck_assert_str_eq(idset(c, "{\"flow_id\": {\"$in\": [\"ccc\", \"bbb\"]}}"), "f2,f3");
+    ck_assert_int_eq(count(c, NULL), 3);
+    /* same name, other keys */
+    FAILS(KYTOS_EEXIST, kh_store_index(S, c, "flow_id", J("{\"n\": 1}"), 0, &E));
+    /* a unique index over duplicates */
+    FAILS(KYTOS_EEXIST, kh_store_index(S, c, "n_unique", J("{\"n\": 1}"), KYTOS_STORE_UNIQUE, &E));
+    put(c, "f1", "{\"flow_id\": \"aaa\", \"n\": 3}");
+    FAILS(KYTOS_EEXIST, kh_store_index(S, c, "n_unique", J("{\"n\": 1}"), KYTOS_STORE_UNIQUE, &E));
+}
+END_TEST
+
+START_TEST(index_compound)
+{
+    const char *c = C("flows");
+    char id[16];
+
+    for (int k = 0; k < 60; k++) {
+        char doc[200];
+        snprintf(id, sizeof(id), "f%02d", k);
+        snprintf(doc, sizeof(doc),
+                 "{\"switch\": \"s%d\", \"state\": \"%s\", \"flow\": {\"priority\": %d, \"cookie\": %d}}", k % 3,
+                 k % 2 ? "installed" : "pending", k, k * 7);
+        put(c, id, doc);
+    }
+    OK(kh_store_index(S, c, "by_switch", J("{\"switch\": 1, \"flow.cookie\": 1, \"state\": 1,"
+                                           " \"flow.priority\": -1}"), 0, &E));
+    OK(kh_store_index(S, c, "state", J("{\"state\": 1}"), 0, &E));
+    OK(kh_store_index(S, c, "prio", J("{\"flow.priority\": -1}"), 0, &E));
+    ck_assert_int_eq(count(c, "{\"switch\": \"s1\"}"), 20);
+    ck_assert_int_eq(count(c, "{\"switch\": \"s1\", \"state\": \"installed\"}"), 10);
+    ck_assert_int_eq(count(c, "{\"switch\": \"s1\", \"flow.cookie\": {\"$gte\": 70, \"$lt\": 140}}"), 3);
+    ck_assert_str_eq(ids(c, "{\"switch\": \"s2\", \"state\": \"pending\"}", "{\"flow.priority\": -1}", 0, 3),
+                     "f56,f50,f44");
+    ck_assert_int_eq(count(c, "{\"state\": {\"$in\": [\"pending\", \"deleted\"]}}"), 30);
+    ck_assert_int_eq(count(c, "{\"flow.priority\": {\"$gt\": 49}}"), 10);
+    /* writes after the index keep it right */
+    OK(kh_store_patch(S, c, "f01", J("{\"$set\": {\"switch\": \"s9\"}}"), 0, NULL, &E));
+    OK(kh_store_delete(S, c, "f04", &E));
+    ck_assert_int_eq(count(c, "{\"switch\": \"s1\"}"), 18);
+    ck_assert_str_eq(idset(c, "{\"switch\": \"s9\"}"), "f01");
+    FAILS(KYTOS_EINVAL, kh_store_index(S, c, "bad", J("{\"a\": 2}"), 0, &E));
+    FAILS(KYTOS_EINVAL, kh_store_index(S, c, "bad", J("{}"), 0, &E));
+    FAILS(KYTOS_EINVAL, kh_store_index(S, c, "bad name", J("{\"a\": 1}"), 0, &E));
+    FAILS(KYTOS_EINVAL, kh_store_index(S, c, "bad", J("{\"a..b\": 1}"), 0, &E));
+}
+END_TEST
+
+START_TEST(index_multikey)
+{
+    const char *c = C("switches");
+
+    put(c, "s1", "{\"interfaces\": [{\"id\": \"s1:1\"}, {\"id\": \"s1:2\"}]}");
+    OK(kh_store_index(S, c, "intf", J("{\"interfaces.id\": 1}"), 0, &E));
+    put(c, "s2", "{\"interfaces\": [{\"id\": \"s2:1\"}]}");
+    put(c, "s3", "{\"interfaces\": {\"id\": \"s3:1\"}}");
+    ck_assert_str_eq(idset(c, "{\"interfaces.id\": \"s1:2\"}"), "s1");
+    ck_assert_str_eq(idset(c, "{\"interfaces.id\": \"s2:1\"}"), "s2");
+    ck_assert_str_eq(idset(c, "{\"interfaces.id\": \"s3:1\"}"), "s3");
+    /* an index that turns multikey after it is built */
+    OK(kh_store_index(S, C("links"), "ep", J("{\"endpoints\": 1}"), 0, &E));
+    put(C("links"), "l1", "{\"endpoints\": \"a\"}");
+    ck_assert_str_eq(idset(C("links"), "{\"endpoints\": \"a\"}"), "l1");
+    put(C("links"), "l2", "{\"endpoints\": [\"a\", \"b\"]}");
+    ck_assert_str_eq(idset(C("links"), "{\"endpoints\": \"a\"}"), "l1,l2");
+    ck_assert_str_eq(idset(C("links"), "{\"endpoints\": \"b\"}"), "l2");
+}
+END_TEST
+
+START_TEST(bulk_writes)
+{
+    const char *c = C("flows");
+    struct kytos_write ops[5];
+    struct kytos_write bad[3];
+
+    put(c, "gone", "{\"x\": 1}");
+    put(c, "p", "{\"state\": \"pending\"}");
+    ops[0] = (struct kytos_write){KYTOS_WRITE_PUT, "a", J("{\"v\": 1}"), 0};
+    ops[1] = (struct kytos_write){KYTOS_WRITE_INSERT, "b", J("{\"v\": 2}"), 0};
+    ops[2] = (struct kytos_write){KYTOS_WRITE_PATCH, "p", J("{\"$set\": {\"state\": \"installed\"}}"), 0};
+    ops[3] = (struct kytos_write){KYTOS_WRITE_DELETE, "gone", NULL, 0};
+    ops[4] = (struct kytos_write){KYTOS_WRITE_PATCH, "u", J("{\"$set\": {\"v\": 5}}"), KYTOS_STORE_UPSERT};
+    OK(kh_store_bulk(S, c, ops, 5, &E));
+    ck_assert_str_eq(idset(c, NULL), "a,b,p,u");
+    assert_json(get(c, "p"), "{\"_id\": \"p\", \"state\": \"installed\"}");
+    assert_json(get(c, "u"), "{\"_id\": \"u\", \"v\": 5}");
+    /* a missing document is not an error for a bulk delete */
+    OK(kh_store_bulk(S, c, &(struct kytos_write){KYTOS_WRITE_DELETE, "never", NULL, 0}, 1, &E));
+    OK(kh_store_bulk(S, c, ops, 0, &E));
+    /* an error stops the bulk (and undoes it where the backend is atomic) */
+    bad[0] = (struct kytos_write){KYTOS_WRITE_PUT, "c", J("{\"v\": 3}"), 0};
+    bad[1] = (struct kytos_write){KYTOS_WRITE_INSERT, "a", J("{\"v\": 9}"), 0};
+    bad[2] = (struct kytos_write){KYTOS_WRITE_PUT, "d", J("{\"v\": 4}"), 0};
+    FAILS(KYTOS_EEXIST, kh_store_bulk(S, c, bad, 3, &E));
+    ck_assert_msg(strstr(E.message, "op 1") != NULL, "message: %s", E.message);
+    ck_assert_str_eq(idset(c, "{\"_id\": \"d\"}"), "");
+    ck_assert_str_eq(idset(c, "{\"_id\": \"c\"}"), B->atomic_bulk ? "" : "c");
+    assert_json(get(c, "a"), "{\"_id\": \"a\", \"v\": 1}");
+    /* patch of a missing document without upsert */
+    bad[0] = (struct kytos_write){KYTOS_WRITE_PATCH, "zz", J("{\"$set\": {\"v\": 1}}"), 0};
+    FAILS(KYTOS_ENOTFOUND, kh_store_bulk(S, c, bad, 1, &E));
+    /* bad ops are refused before anything is written */
+    bad[0] = (struct kytos_write){KYTOS_WRITE_PUT, "e", J("{\"v\": 3}"), 0};
+    bad[1] = (struct kytos_write){99, "f", J("{}"), 0};
+    FAILS(KYTOS_EINVAL, kh_store_bulk(S, c, bad, 2, &E));
+    bad[1] = (struct kytos_write){KYTOS_WRITE_PATCH, "f", J("{\"$bad\": {}}"), 0};
+    FAILS(KYTOS_EFILTER, kh_store_bulk(S, c, bad, 2, &E));
+    bad[1] = (struct kytos_write){KYTOS_WRITE_PUT, "", J("{}"), 0};
+    FAILS(KYTOS_EINVAL, kh_store_bulk(S, c, bad, 2, &E));
+    ck_assert_str_eq(idset(c, "{\"_id\": \"e\"}"), "");
+}
+END_TEST
+
+START_TEST(bulk_thousand)
+{
+    const char *c = C("flows");
+    struct kytos_write *ops = calloc(1000, sizeof(*ops));
+    char (*idbuf)[16] = calloc(1000, 16);
+
+    for (int k = 0; k < 1000; k++) {
+        char doc[100];
+        snprintf(idbuf[k], 16, "id%04d", k);
+        snprintf(doc, sizeof(doc), "{\"n\": %d, \"state\": \"pending\"}", k);
+        ops[k] = (struct kytos_write){KYTOS_WRITE_PUT, idbuf[k], J(doc), 0};
+    }
+    OK(kh_store_bulk(S, c, ops, 1000, &E));
+    ck_assert_int_eq(count(c, NULL), 1000);
+    ck_assert_int_eq(count(c, "{\"n\": {\"$gte\": 500}}"), 500);
+    free(ops);
+    free(idbuf);
+}
+END_TEST
+
+struct writer_arg {
+    const char *coll;
+    int t;
+    int failures;
+    char msg[256];
+};
+
+#define THREADS 4
+#define PER_THREAD 150
+
+static void *writer(void *p)
+{
+    struct writer_arg *a = p;
+    struct kytos_error e = {0};
+
+    for (int k = 0; k < PER_THREAD; k++) {
+        char id[32], upd[128];
+        struct json_object *d = json_object_new_object(), *u, *o = NULL;
+        snprintf(id, sizeof(id), "t%d-%d", a->t, k);
+        json_object_object_add(d, "t", json_object_new_int(a->t));
+        json_object_object_add(d, "k", json_object_new_int(k));
+        if (kh_store_put(S, a->coll, id, d, &e) < 0 || kh_store_get(S, a->coll, id, &o, &e) < 0) {
+            a->failures++;
+            snprintf(a->msg, sizeof(a->msg), "%s", e.message);
+        }
+        json_object_put(d);
+        json_object_put(o);
+        /* everyone patches one shared document, each its own field */
+        snprintf(upd, sizeof(upd), "{\"$set\": {\"by.t%d\": %d}}", a->t, k);
+        u = json_tokener_parse(upd);
+        if (kh_store_patch(S, a->coll, "shared", u, KYTOS_STORE_UPSERT, NULL, &e) < 0) {
+            a->failures++;
+            snprintf(a->msg, sizeof(a->msg), "%s", e.message);
+        }
+        json_object_put(u);
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_writers)
+{
+    const char *c = C("conc");
+    pthread_t th[THREADS];
+    struct writer_arg args[THREADS];
+    struct json_object *shared;
+
+    for (int t = 0; t < THREADS; t++) {
+        args[t] = (struct writer_arg){.coll = c, .t = t};
+        ck_assert_int_eq(pthread_create(&th[t], NULL, writer, &args[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(th[t], NULL);
+        ck_assert_msg(args[t].failures == 0, "thread %d: %d failures (%s)", t, args[t].failures, args[t].msg);
+    }
+    ck_assert_int_eq(count(c, NULL), THREADS * PER_THREAD + 1);
+    ck_assert_int_eq(count(c, "{\"t\": 2}"), PER_THREAD);
+    shared = get(c, "shared");
+    for (int t = 0; t < THREADS; t++) {
+        char key[8];
+        snprintf(key, sizeof(key), "t%d", t);
+        ck_assert_int_eq(json_object_get_int(json_object_object_get(json_object_object_get(shared, "by"), key)),
+                         PER_THREAD - 1);
+    }
+}
+END_TEST
+
+START_TEST(status_counts)
+{
+    const char *c = C("st");
+    struct json_object *st, *ops, *v;
+    struct json_object *o;
+
+    put(c, "a", "{}");
+    kh_store_get(S, c, "a", &o, &E);
+    json_object_put(o);
+    kh_store_get(S, c, "missing", &o, &E);
+    st = keep(kh_store_status(S));
+    ck_assert_ptr_nonnull(st);
+    ck_assert(json_object_object_get_ex(st, "backend", &v));
+    ck_assert_str_eq(json_object_get_string(v), B->name);
+    ck_assert(json_object_object_get_ex(st, "healthy", &v));
+    ck_assert(json_object_get_boolean(v));
+    ck_assert(json_object_object_get_ex(st, "ops", &ops));
+    ck_assert_int_ge(json_object_get_int(json_object_object_get(ops, "put")), 1);
+    ck_assert_int_ge(json_object_get_int(json_object_object_get(ops, "get")), 2);
+    ck_assert_int_ge(json_object_get_int(json_object_object_get(st, "errors")), 1);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(st, "unavailable")), 0);
+}
+END_TEST
+
+Suite *store_conformance_suite(const struct conf_backend *b)
+{
+    Suite *s = suite_create(b->name);
+    TCase *tc = tcase_create("conformance");
+
+    B = b;
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, get_missing);
+    tcase_add_test(tc, put_get_replace);
+    tcase_add_test(tc, insert_duplicate);
+    tcase_add_test(tc, delete_doc);
+    tcase_add_test(tc, patch_set_unset);
+    tcase_add_test(tc, patch_upsert);
+    tcase_add_test(tc, patch_errors);
+    tcase_add_test(tc, find_equality);
+    tcase_add_test(tc, find_operators);
+    tcase_add_test(tc, find_arrays);
+    tcase_add_test(tc, find_types);
+    tcase_add_test(tc, find_sort_skip_limit);
+    tcase_add_test(tc, find_projection);
+    tcase_add_test(tc, bad_queries);
+    tcase_add_test(tc, names);
+    tcase_add_test(tc, unicode);
+    tcase_add_test(tc, invalid_values);
+    tcase_add_test(tc, big_integers);
+    tcase_add_test(tc, large_document);
+    tcase_add_test(tc, deep_document);
+    tcase_add_test(tc, index_unique);
+    tcase_add_test(tc, index_compound);
+    tcase_add_test(tc, index_multikey);
+    tcase_add_test(tc, bulk_writes);
+    tcase_add_test(tc, bulk_thousand);
+    tcase_add_test(tc, concurrent_writers);
+    tcase_add_test(tc, status_counts);
+    suite_add_tcase(s, tc);
+    return s;
+}
