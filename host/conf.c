@@ -92,8 +92,13 @@ static struct json_object *parse_value(const char *text)
         return json_object_new_string(text);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     o = json_tokener_parse_ex(tok, text, (int)len);
-    if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-        json_tokener_get_parse_end(tok) != len) {
+    if (!o && json_tokener_get_error(tok) == json_tokener_continue)
+        o = json_tokener_parse_ex(tok, " ", 1);   /* a bare number needs an end */
+    else if (o && json_tokener_get_parse_end(tok) != len) {
+        json_object_put(o);
+        o = NULL;
+    }
+    if (!o || json_tokener_get_error(tok) != json_tokener_success) {
         json_object_put(o);
         o = json_object_new_string(text);
     }

@@ -42,6 +42,11 @@ struct json_object *kh_json_parse_strict(const char *text, size_t len, char *err
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     o = json_tokener_parse_ex(tok, text, (int)len);
     end = json_tokener_get_parse_end(tok);
+    if (!o && json_tokener_get_error(tok) == json_tokener_continue && len > 0) {
+        /* a top-level number is only complete once something follows it */
+        o = json_tokener_parse_ex(tok, " ", 1);
+        end = len;
+    }
     if (!o) {
         enum json_tokener_error e = json_tokener_get_error(tok);
         size_t off = end;

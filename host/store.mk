@@ -12,8 +12,10 @@ host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) -lm
 # Store tests link the store library alone (no host core).
 STORE_TEST_LIBS = host/libkh_store.la $(TEST_LIBS)
 
-check_PROGRAMS += tests/store/check_store_doc tests/store/check_store_sqlite
-TESTS += tests/store/check_store_doc tests/store/check_store_sqlite
+check_PROGRAMS += tests/store/check_store_doc tests/store/check_store_sqlite \
+	tests/store/check_store_memory
+TESTS += tests/store/check_store_doc tests/store/check_store_sqlite \
+	tests/store/check_store_memory
 
 tests_store_check_store_doc_SOURCES = tests/store/check_store_doc.c
 tests_store_check_store_doc_CFLAGS = $(TEST_CC)
@@ -21,5 +23,9 @@ tests_store_check_store_doc_LDADD = $(STORE_TEST_LIBS)
 
 tests_store_check_store_sqlite_SOURCES = tests/store/check_store_sqlite.c \
 	tests/store/conformance.c tests/store/conformance.h
-tests_store_check_store_sqlite_CFLAGS = $(TEST_CC)
-tests_store_check_store_sqlite_LDADD = $(STORE_TEST_LIBS)
+tests_store_check_store_sqlite_CFLAGS = $(TEST_CC) $(SQLITE_CFLAGS)
+tests_store_check_store_sqlite_LDADD = $(STORE_TEST_LIBS) $(SQLITE_LIBS)
+
+tests_store_check_store_memory_SOURCES = $(tests_store_check_store_sqlite_SOURCES)
+tests_store_check_store_memory_CFLAGS = $(TEST_CC) $(SQLITE_CFLAGS) -DKH_CONF_MEMORY
+tests_store_check_store_memory_LDADD = $(STORE_TEST_LIBS) $(SQLITE_LIBS)

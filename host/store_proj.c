@@ -228,10 +228,12 @@ static void key_walk(struct json_object *v, const struct kh_path *p, int k, int 
                      struct json_object **best, int *found)
 {
     if (k == p->n) {
-        if (v && json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0) {
+        if (v && json_object_is_type(v, json_type_array)) {
             size_t len = json_object_array_length(v);
             for (size_t j = 0; j < len; j++)
                 consider(json_object_array_get_idx(v, j), dir, best, found);
+            if (len == 0)
+                consider(NULL, dir, best, found); /* MongoDB: [] sorts before null-ish keys */
         } else {
             consider(v, dir, best, found);
         }

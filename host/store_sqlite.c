@@ -639,18 +639,20 @@ static int note_multikey(struct sq_store *s, const char *coll, struct json_objec
 static int w_store(struct sq_store *s, const char *coll, const char *id, const char *text, size_t len,
                    struct json_object *doc, int mode, struct kytos_error *err)
 {
-    static const char *const fmt[] = {
-        "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc",
-        "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2)",
-        "UPDATE \"c:%s\" SET doc=?2 WHERE id=?1",
-    };
     char sql[256];
     sqlite3_stmt *st;
     int rc;
 
     if ((rc = note_multikey(s, coll, doc, err)) < 0)
         return rc;
-    snprintf(sql, sizeof(sql), fmt[mode], coll);
+    if (mode == 0)
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc",
+                 coll);
+    else if (mode == 1)
+        snprintf(sql, sizeof(sql), "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2)", coll);
+    else
+        snprintf(sql, sizeof(sql), "UPDATE \"c:%s\" SET doc=?2 WHERE id=?1", coll);
     if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -660,20 +662,6 @@ static int w_store(struct sq_store *s, const char *coll, const char *id, const c
     if (rc != SQLITE_DONE)
         return sq_fail(s->writer.db, rc, err, coll, id);
     return 0;
-}
-
-static int w_put(struct sq_store *s, const char *coll, const char *id, struct json_object *doc,
-                 int insert_only, struct kytos_error *err)
-{
-    char *text;
-    size_t len;
-    int rc;
-
-    if ((rc = kh_doc_encode(doc, id, &text, &len, err)) < 0)
-        return rc;
-    rc = w_store(s, coll, id, text, len, doc, insert_only ? 1 : 0, err);
-    free(text);
-    return rc;
 }
 
 /* Load the stored document (NULL, 0 when missing). */

@@ -117,7 +117,7 @@ static int walk_create(struct json_object *doc, const struct kh_path *p, struct 
 static int set_path(struct json_object *doc, const struct kh_path *p, struct json_object *val,
                     struct kytos_error *err)
 {
-    struct json_object *parent, *copy = NULL;
+    struct json_object *parent = NULL, *copy = NULL;
     const char *last = p->seg[p->n - 1];
     size_t idx;
     int rc;

@@ -1,1 +1,22 @@
 # (empty for now)
+# Test-only NApps (not installed) and the host's tests.
+check_LTLIBRARIES += tests/napps/testkit.la tests/napps/failinit.la tests/napps/needsdep.la \
+	tests/napps/notanapp.la
+TESTNAPP_LINK = $(NAPP_LINK) -rpath /nowhere
+tests_napps_testkit_la_SOURCES = tests/napps/testkit.c
+tests_napps_testkit_la_CFLAGS = $(NAPP_CC)
+tests_napps_testkit_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_testkit_la_LIBADD = $(JSONC_LIBS)
+tests_napps_failinit_la_SOURCES = tests/napps/failinit.c
+tests_napps_failinit_la_CFLAGS = $(NAPP_CC)
+tests_napps_failinit_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_needsdep_la_SOURCES = tests/napps/needsdep.c
+tests_napps_needsdep_la_CFLAGS = $(NAPP_CC)
+tests_napps_needsdep_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_notanapp_la_SOURCES = tests/napps/notanapp.c
+tests_napps_notanapp_la_CFLAGS = $(NAPP_CC)
+tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere $(AM_LDFLAGS)
+
+# End-to-end: a real kytosd on a free loopback port.
+TESTS += tests/e2e/test_http.py
+EXTRA_DIST += tests/e2e/test_http.py tests/e2e/kytosd_harness.py

@@ -44,8 +44,8 @@ struct kytos_napp_desc {
     const char *name;            /* "mef_eline" */
     const char *version;         /* "2025.2.0" */
     const char *const *deps;     /* NULL-terminated "user/name" list, or NULL */
-    const char *openapi;         /* embedded OpenAPI text (YAML or JSON), or NULL */
-    size_t openapi_len;
+    const char *openapi;         /* embedded OpenAPI text (YAML or JSON), NUL-terminated, or NULL */
+    size_t openapi_len;          /* 0: use strlen(openapi) */
     /* init: register routes and subscriptions, build state.  Return KYTOS_OK
      * or an error; on error set *errmsg (kytos_malloc'd, the host frees it). */
     int (*init)(kytos_napp *napp, const struct kytos_api *api, char **errmsg);
@@ -170,7 +170,10 @@ extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
 
 /* KYTOS_NAPP_DEFINE(username, name, version, deps, openapi_text, openapi_len,
  *                   flags, init, start, stop)
- * Use once per NApp, in one source file.  init has the signature
+ * Use once per NApp, in one source file.  openapi_text must be NUL-terminated
+ * (kytos-embed's output is); openapi_len is accepted for symmetry with
+ * kytos-embed's symbols but not stored, since it is not a constant
+ * expression.  init has the signature
  *     int init(kytos_napp *napp, char **errmsg);
  * start and stop may be NULL. */
 #define KYTOS_NAPP_DEFINE(user_, name_, version_, deps_, spec_, spec_len_, flags_, \
@@ -194,7 +197,7 @@ extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
         .version = (version_),                                                        \
         .deps = (deps_),                                                              \
         .openapi = (spec_),                                                           \
-        .openapi_len = (spec_len_),                                                   \
+        .openapi_len = 0,                                                             \
         .init = kytos__init_trampoline,                                               \
         .start = (start_),                                                            \
         .stop = (stop_),                                                              \

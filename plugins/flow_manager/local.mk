@@ -9,8 +9,7 @@ plugins_flow_manager_la_SOURCES = \
 	plugins/flow_manager/acks.c plugins/flow_manager/req_util.c \
 	plugins/flow_manager/req_util.h plugins/flow_manager/rest_flows.c \
 	plugins/flow_manager/rest_list.c
-# openapi_spec.c is #included by main.c (its length must be a constant)
-EXTRA_plugins_flow_manager_la_DEPENDENCIES = plugins/flow_manager/openapi_spec.c
+nodist_plugins_flow_manager_la_SOURCES = plugins/flow_manager/openapi_spec.c
 plugins_flow_manager_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS)
 plugins_flow_manager_la_LDFLAGS = $(NAPP_LINK)
 plugins_flow_manager_la_LIBADD = $(JSONC_LIBS) $(CRYPTO_LIBS)

@@ -7,6 +7,7 @@
  *   POST /api/kytos/hello/v1/             {"name": "x"} -> 201 {"stored": "x"}
  */
 #include <kytos/kytos.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const char hello_openapi[];

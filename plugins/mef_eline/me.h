@@ -139,6 +139,7 @@ struct me_evc {
     int64_t sb_priority;            /* -1 = not set */
     int64_t queue_id;               /* -2 = null */
     struct me_evc *next;            /* map chain */
+    atomic_int refs;                /* the map holds one */
 };
 
 struct me {
@@ -155,8 +156,16 @@ struct me {
 /* evc.c */
 struct me_evc *me_evc_find(struct me *me, const char *id);    /* caller holds me->lock */
 void me_evc_insert(struct me *me, struct me_evc *e);           /* caller holds me->lock */
-struct me_evc *me_evc_new(const char *id);
-void me_evc_free(struct me_evc *e);
+/* Removes from the map (caller holds me->lock); drops the map's reference. */
+void me_evc_remove(struct me *me, struct me_evc *e);
+/* Find and take a reference (locks me->lock itself); NULL when unknown. */
+struct me_evc *me_evc_get(struct me *me, const char *id);
+void me_evc_ref(struct me_evc *e);
+void me_evc_unref(struct me_evc *e);
+/* Every EVC for which keep(e, ud) is true, referenced, NULL-terminated. */
+struct me_evc **me_evc_select(struct me *me, bool (*keep)(const struct me_evc *, void *), void *ud);
+void me_evc_release_all(struct me_evc **list);
+struct me_evc *me_evc_new(const char *id);   /* refs = 1 */
 /* Fill runtime fields from e->doc (UNIs, tags, paths, flags).  0 or -1 err. */
 int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t errlen);
 /* Write runtime fields into e->doc and store it (put).  0 or negative. */
@@ -167,9 +176,10 @@ int64_t me_now_ms(void);
 /* A fresh 14-hex id. */
 void me_new_id(char out[ME_ID_LEN + 1]);
 
-/* topo.c: current snapshot (new ref), refreshed through topology when
- * absent or when force (rate limited); NULL when topology is unreachable. */
-struct me_snap *me_snapshot(struct me *me, int force);
+/* topo.c: current snapshot (new ref); mode 0 = as is (fetched when absent),
+ * 1 = refreshed through topology first (at most every 50 ms), 2 = refreshed
+ * now.  NULL when topology is unreachable. */
+struct me_snap *me_snapshot(struct me *me, int mode);
 void me_snapshot_set(struct me *me, struct me_snap *s);
 
 /* deploy.c; caller holds e->lock. */
@@ -189,7 +199,9 @@ struct json_object *me_flows_delete_body(const struct me_evc *e, const struct me
 
 /* events */
 int me_events_subscribe(struct me *me);
-void me_publish(struct me *me, const char *what, const char *evc_id);
+/* kytos/mef_eline.<what> {"evc_id","id","name","metadata","active","enabled",
+ * "uni_a","uni_z"}; caller holds e->lock. */
+void me_publish(struct me *me, const char *what, const struct me_evc *e);
 
 /* routes */
 int me_rest_evc_register(struct me *me);

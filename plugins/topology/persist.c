@@ -171,11 +171,8 @@ static struct json_object *get_obj(struct json_object *o, const char *key)
     return NULL;
 }
 
-static void fail(struct json_object *failed, const char *id, const char *fmt, const char *arg)
+static void fail(struct json_object *failed, const char *id, const char *msg)
 {
-    char msg[512];
-
-    snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
     json_object_object_add(failed, id, json_object_new_string(msg));
 }
 
@@ -259,11 +256,11 @@ static void load_switch(struct topo *t, struct json_object *doc, struct json_obj
     if (!dpid || !topo_dpid_valid(dpid)) {
         kytos_log(t->napp, KYTOS_LOG_ERROR, "Error loading switch: invalid or missing id");
         if (dpid && strlen(dpid) < 256)
-            fail(failed, dpid, "invalid switch id%s", NULL);
+            fail(failed, dpid, "invalid switch id");
         return;
     }
     if (!get_bool(doc, "enabled", &enabled)) {
-        fail(failed, dpid, "'enabled'%s", NULL);  /* Python's KeyError text */
+        fail(failed, dpid, "'enabled'");  /* Python's KeyError text */
         kytos_log(t->napp, KYTOS_LOG_ERROR, "Error loading switch %s: no enabled flag", dpid);
         return;
     }
@@ -272,14 +269,14 @@ static void load_switch(struct topo *t, struct json_object *doc, struct json_obj
     serial = get_str_or_empty(doc, "serial", &bad);
     dp = get_str_or_empty(doc, "data_path", &bad);
     if (bad) {
-        fail(failed, dpid, "switch description fields must be strings%s", NULL);
+        fail(failed, dpid, "switch description fields must be strings");
         return;
     }
     sw = topo_switch_find(t, dpid);
     if (!sw)
         sw = topo_switch_add(t, dpid);
     if (!sw) {
-        fail(failed, dpid, "out of memory%s", NULL);
+        fail(failed, dpid, "out of memory");
         return;
     }
     sw->enabled = enabled;
@@ -298,7 +295,7 @@ static void load_switch(struct topo *t, struct json_object *doc, struct json_obj
         for (size_t k = 0; k < n; k++) {
             if (!load_intf(t, sw, json_object_array_get_idx(intfs, k), &why)) {
                 kytos_log(t->napp, KYTOS_LOG_ERROR, "Error loading switch %s: %s", dpid, why);
-                fail(failed, dpid, "%s", why);
+                fail(failed, dpid, why);
             }
         }
     }
@@ -330,11 +327,11 @@ static void load_link(struct topo *t, struct json_object *doc, struct json_objec
         !json_object_is_type(eps, json_type_array) || json_object_array_length(eps) < 2 ||
         !(ida = endpoint_id(eps, 0)) ||
         !(idb = endpoint_id(eps, json_object_array_length(eps) - 1))) {
-        fail(failed, id, "link without two endpoint ids%s", NULL);
+        fail(failed, id, "link without two endpoint ids");
         return;
     }
     if (!get_bool(doc, "enabled", &enabled)) {
-        fail(failed, id, "'enabled'%s", NULL);
+        fail(failed, id, "'enabled'");
         return;
     }
     a = topo_intf_find_id(t, ida);
@@ -342,13 +339,13 @@ static void load_link(struct topo *t, struct json_object *doc, struct json_objec
     if (!a || !b) {
         snprintf(msg, sizeof(msg), "Fail to load endpoints for link %.*s. , endpoint_%s %.*s not found",
                  100, id, a ? "b" : "a", TOPO_INTF_ID_MAX, a ? idb : ida);
-        fail(failed, id, "%s", msg);
+        fail(failed, id, msg);
         kytos_log(t->napp, KYTOS_LOG_ERROR, "Error loading link %s: %s", id, msg);
         return;
     }
     l = topo_link_get_or_create(t, a, b, &created);
     if (!l) {
-        fail(failed, id, "cannot create the link%s", NULL);
+        fail(failed, id, "cannot create the link");
         return;
     }
     l->enabled = enabled;

@@ -1,0 +1,152 @@
+/* plugins/mef_eline/deploy.c - put an EVC on a path and take it off
+ * (Kytos' EVC.deploy / remove_current_flows): primary path if up, else
+ * backup path if up, else a dynamic shortest path when allowed; one S-VLAN
+ * per link, lowest free on both ends. */
+#include "me.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HOPS 256
+
+static bool path_avoids(const struct me_path *p, const char *const *avoid, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (avoid[i] && me_path_uses(p, avoid[i]))
+            return false;
+    return true;
+}
+
+static int copy_path(struct me_path *dst, const struct me_path *src)
+{
+    me_path_clear(dst);
+    if (src->n == 0)
+        return 0;
+    dst->h = calloc(src->n, sizeof *dst->h);
+    if (!dst->h)
+        return -1;
+    memcpy(dst->h, src->h, src->n * sizeof *dst->h);
+    dst->n = src->n;
+    for (size_t i = 0; i < dst->n; i++)
+        dst->h[i].s_vlan = 0;
+    return 0;
+}
+
+/* The path to use now, without tags; -1 when none. */
+static int choose_path(const struct me_evc *e, const struct me_snap *snap,
+                       const char *const *avoid, size_t n_avoid, struct me_path *out)
+{
+    int links[MAX_HOPS], hops;
+
+    if (e->primary.n && me_path_up(&e->primary, snap) && path_avoids(&e->primary, avoid, n_avoid))
+        return copy_path(out, &e->primary);
+    if (e->backup.n && me_path_up(&e->backup, snap) && path_avoids(&e->backup, avoid, n_avoid))
+        return copy_path(out, &e->backup);
+    if (!e->dynamic || !snap)
+        return -1;
+    hops = me_snap_shortest(snap, e->a.dpid, e->z.dpid, avoid, n_avoid, links, MAX_HOPS);
+    if (hops <= 0)
+        return -1;
+    return me_path_from_snap(out, snap, links, (size_t)hops);
+}
+
+static void release_tags(struct me *me, struct me_path *p)
+{
+    size_t i;
+    pthread_mutex_lock(&me->lock);
+    for (i = 0; i < p->n; i++) {
+        if (p->h[i].s_vlan)
+            me_tagtab_free_pair(me->tags, p->h[i].a, p->h[i].b, p->h[i].s_vlan);
+        p->h[i].s_vlan = 0;
+    }
+    pthread_mutex_unlock(&me->lock);
+}
+
+static int reserve_tags(struct me *me, struct me_path *p)
+{
+    size_t i;
+    pthread_mutex_lock(&me->lock);
+    for (i = 0; i < p->n; i++) {
+        p->h[i].s_vlan = me_tagtab_alloc_pair(me->tags, p->h[i].a, p->h[i].b);
+        if (!p->h[i].s_vlan)
+            break;
+    }
+    pthread_mutex_unlock(&me->lock);
+    if (i < p->n) {
+        release_tags(me, p);
+        return -1;
+    }
+    return 0;
+}
+
+static void mark_time(struct me_evc *e, const char *field)
+{
+    char now[32];
+    me_now(now);
+    json_object_object_add(e->doc, field, json_object_new_string(now));
+}
+
+bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid)
+{
+    struct me_snap *snap;
+    struct me_path path = {0};
+    struct json_object *flows;
+    unsigned st;
+
+    if (!e->enabled || e->archived)
+        return false;
+    if (e->active)
+        return true;
+    snap = me_snapshot(me, 0);
+    if (strcmp(e->a.dpid, e->z.dpid) != 0) {
+        if (choose_path(e, snap, avoid, n_avoid, &path) != 0 || path.n == 0) {
+            me_snap_put(snap);
+            me_path_clear(&path);
+            kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) has no path to deploy on", e->id);
+            return false;
+        }
+        if (reserve_tags(me, &path) != 0) {
+            me_snap_put(snap);
+            me_path_clear(&path);
+            kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s): no S-VLAN available on its path",
+                      e->id);
+            return false;
+        }
+    }
+    me_snap_put(snap);
+    flows = me_flows_build(e, &path);
+    st = me_flows_send(me, flows, true, false);
+    json_object_put(flows);
+    if (st != 202) {
+        /* Kytos removes what it may have left behind */
+        struct json_object *del = me_flows_delete_body(e, &path);
+        me_flows_send(me, del, false, true);
+        json_object_put(del);
+        release_tags(me, &path);
+        me_path_clear(&path);
+        return false;
+    }
+    me_path_clear(&e->current);
+    e->current = path;
+    e->intra_deployed = path.n == 0;
+    e->active = true;
+    mark_time(e, "last_deployed_at");
+    return true;
+}
+
+void me_undeploy(struct me *me, struct me_evc *e)
+{
+    struct json_object *del;
+
+    if (e->current.n || e->intra_deployed || e->active) {
+        del = me_flows_delete_body(e, &e->current);
+        me_flows_send(me, del, false, true);
+        json_object_put(del);
+        mark_time(e, "last_removed_at");
+    }
+    release_tags(me, &e->current);
+    me_path_clear(&e->current);
+    e->intra_deployed = false;
+    e->active = false;
+}

@@ -1,0 +1,156 @@
+/* plugins/simnet/main.c - kytos/simnet: settings, start (the whole network
+ * is announced once every NApp has subscribed), stop.  See simnet.h. */
+#include "simnet.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char simnet_openapi[];
+extern const size_t simnet_openapi_len;
+
+static char *errdup(const char *msg)
+{
+    size_t n = strlen(msg) + 1;
+    char *s = kytos_malloc(n);
+
+    if (s)
+        memcpy(s, msg, n);
+    return s;
+}
+
+static bool int_setting(struct json_object *st, const char *key, int64_t lo, int64_t hi,
+                        int64_t *out, char **errmsg)
+{
+    struct json_object *v;
+    char buf[160];
+
+    if (!json_object_object_get_ex(st, key, &v))
+        return true;
+    if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < lo ||
+        json_object_get_int64(v) > hi) {
+        snprintf(buf, sizeof(buf), "simnet: %s must be an integer from %lld to %lld", key,
+                 (long long)lo, (long long)hi);
+        *errmsg = errdup(buf);
+        return false;
+    }
+    *out = json_object_get_int64(v);
+    return true;
+}
+
+static int read_settings(struct simnet *s, int64_t *n, int64_t *hosts, int64_t *seed,
+                         char **errmsg)
+{
+    struct json_object *st = kytos_napp_settings(s->napp), *v;
+    int64_t interval = 60;
+
+    s->shape = SIM_RING;
+    if (json_object_object_get_ex(st, "shape", &v)) {
+        const char *shape = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (strcmp(shape, "ring") == 0)
+            s->shape = SIM_RING;
+        else if (strcmp(shape, "linear") == 0)
+            s->shape = SIM_LINEAR;
+        else if (strcmp(shape, "mesh") == 0)
+            s->shape = SIM_MESH;
+        else {
+            *errmsg = errdup("simnet: shape must be \"ring\", \"linear\" or \"mesh\"");
+            return KYTOS_EINVAL;
+        }
+    }
+    snprintf(s->software, sizeof(s->software), "3.1.0");
+    if (json_object_object_get_ex(st, "ovs_version", &v)) {
+        if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+            json_object_get_string_len(v) >= (int)sizeof(s->software)) {
+            *errmsg = errdup("simnet: ovs_version must be a short string");
+            return KYTOS_EINVAL;
+        }
+        snprintf(s->software, sizeof(s->software), "%s", json_object_get_string(v));
+    }
+    *n = 3;
+    *hosts = -1;
+    *seed = 1;
+    if (!int_setting(st, "switches", 1, s->shape == SIM_MESH ? SIM_MAX_MESH : SIM_MAX_SWITCHES, n,
+                     errmsg) ||
+        !int_setting(st, "ports_per_switch", 0, SIM_MAX_HOST_PORTS, hosts, errmsg) ||
+        !int_setting(st, "host_ports", 0, SIM_MAX_HOST_PORTS, hosts, errmsg) ||
+        !int_setting(st, "seed", 0, INT64_MAX, seed, errmsg) ||
+        !int_setting(st, "flow_stats_interval", 0, 86400, &interval, errmsg))
+        return KYTOS_EINVAL;
+    s->flow_stats_interval = (unsigned)interval;
+    return KYTOS_OK;
+}
+
+static void simnet_free(struct simnet *s)
+{
+    if (!s)
+        return;
+    sim_free(s);
+    pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->pub_lock);
+    free(s);
+}
+
+static int simnet_init(kytos_napp *napp, char **errmsg)
+{
+    struct simnet *s = calloc(1, sizeof(*s));
+    int64_t n, hosts, seed;
+    char *err = NULL;
+    int rc;
+
+    if (!s) {
+        *errmsg = errdup("out of memory");
+        return KYTOS_ENOMEM;
+    }
+    s->napp = napp;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->pub_lock, NULL);
+    rc = read_settings(s, &n, &hosts, &seed, errmsg);
+    if (rc == KYTOS_OK) {
+        pyrand_seed(&s->rng, (uint64_t)seed);
+        rc = sim_build(s, (unsigned)n, (int)hosts, &err);
+        if (rc != KYTOS_OK)
+            *errmsg = errdup(err);
+    }
+    if (rc == KYTOS_OK)
+        rc = sim_routes_register(s);
+    if (rc == KYTOS_OK)
+        rc = sim_flows_subscribe(s);
+    if (rc == KYTOS_OK && s->flow_stats_interval > 0)
+        rc = kytos_timer_add(napp, s->flow_stats_interval * 1000u, sim_flow_stats_tick, s);
+    if (rc != KYTOS_OK) {
+        if (!*errmsg)
+            *errmsg = errdup("simnet: cannot register routes, subscriptions or timers");
+        simnet_free(s);
+        return rc;
+    }
+    kytos_napp_set_data(napp, s);
+    return KYTOS_OK;
+}
+
+static int simnet_start(kytos_napp *napp)
+{
+    struct simnet *s = kytos_napp_data(napp);
+    struct sim_evq q = {0};
+
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_switches; i++)
+        sim_ev_switch_up(s, &q, s->switches[i], false);
+    for (size_t i = 0; i < s->n_links; i++)
+        sim_ev_link(s, &q, &s->links[i]);
+    kytos_log(napp, KYTOS_LOG_INFO, "simulated %s network: %zu switches, %zu links",
+              sim_shape_name(s->shape), s->n_switches, s->n_links);
+    sim_evq_flush_locked(s, &q);
+    return KYTOS_OK;
+}
+
+static void simnet_stop(kytos_napp *napp)
+{
+    struct simnet *s = kytos_napp_data(napp);
+
+    kytos_napp_set_data(napp, NULL);
+    simnet_free(s);
+}
+
+KYTOS_NAPP_DEFINE("kytos", "simnet", "2025.2.0", KYTOS_NO_DEPS, simnet_openapi, simnet_openapi_len,
+                  0, simnet_init, simnet_start, simnet_stop);

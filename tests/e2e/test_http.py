@@ -1,0 +1,233 @@
+"""End-to-end tests of kytosd over HTTP on 127.0.0.1 (TAP output)."""
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kytosd_harness import Kytosd, Tap  # noqa: E402
+
+t = Tap()
+
+
+def raw(port, data, timeout=5):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.sendall(data)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def basics():
+    k = Kytosd(napps=["hello.so", "testkit.so"], settings={"api_max_body": 4096})
+    try:
+        st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
+        t.ok(st == 200 and js["napps"]["kytos/hello"]["state"] == "enabled", "status lists hello enabled", js)
+        t.ok(js and "buffers_qsize" in js and "uptime_seconds" in js, "status has Kytos' keys", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 200 and js == {"greeting": "hello"}, "GET hello 200", js)
+        t.ok(h.get("Access-Control-Allow-Origin") == "*", "CORS header", h)
+        st, h, js, _ = k.request("HEAD", "/api/kytos/hello/v1")
+        t.ok(st == 200, "HEAD answers for GET, other slash form")
+        st, h, js, _ = k.request("GET", "/api/kytos/nothing/")
+        t.ok(st == 404 and js == {"description": "Not Found", "code": 404}, "404 JSON", js)
+        st, h, js, _ = k.request("PUT", "/api/kytos/hello/v1/")
+        t.ok(st == 405 and js["code"] == 405 and "POST" in h.get("Allow", ""), "405 with Allow", h)
+        st, h, js, _ = k.request("OPTIONS", "/api/kytos/hello/v1/", headers={
+            "Origin": "http://x", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, Content-Type"})
+        t.ok(st == 200 and "POST" in h.get("Access-Control-Allow-Methods", "")
+             and "Authorization" in h.get("Access-Control-Allow-Headers", ""), "CORS preflight", h)
+        st, h, js, _ = k.request("POST", "/api/kytos/testkit/echo", body="{\"a\": 1", headers={"Content-Type": "application/json"})
+        t.ok(st == 400 and js["description"].startswith("Invalid json: "), "400 Invalid json", js)
+        st, h, js, _ = k.request("POST", "/api/kytos/testkit/echo", body="{}", headers={"Content-Type": "text/plain"})
+        t.ok(st == 415 and js["description"] == "Expected Content-Type: application/json, got: text/plain", "415", js)
+        st, h, js, _ = k.request("POST", "/api/kytos/testkit/echo", body={"x": "y" * 5000})
+        t.ok(st == 413 and js["code"] == 413, "413 over api_max_body", js)
+        chunked = (b"POST /api/kytos/testkit/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n" + b"".join(
+                       b"400\r\n" + b" " * 1024 + b"\r\n" for _ in range(8)) + b"0\r\n\r\n")
+        out = raw(k.port, chunked)
+        t.ok(out.startswith(b"HTTP/1.1 413"), "413 for an oversized chunked body", out[:200])
+        st, h, js, _ = k.request("POST", "/api/kytos/testkit/echo", body={"n": 18446744073709551615})
+        t.ok(st == 200 and js == {"n": 18446744073709551615}, "uint64 round trip", js)
+        st, h, js, data = k.request("GET", "/api/kytos/testkit/fail")
+        t.ok(st == 500, "handler error is a 500", data)
+        st, h, js, data = k.request("GET", "/api/kytos/testkit/silent")
+        t.ok(st == 500, "handler without a response is a 500", data)
+        st, h, js, _ = k.request("GET", "/api/kytos/testkit/deferred?ms=50")
+        t.ok(st == 200 and js == "deferred", "deferred handler finishes from another thread", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/testkit/timeout?ms=2000")
+        t.ok(st == 504 and js["code"] == 504, "handler deadline gives 504", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/testkit/call_hello")
+        t.ok(st == 200 and js == {"status": 200, "body": {"greeting": "hello"}}, "kytos_call in process", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/testkit/typed/12x")
+        t.ok(st == 404, "{n:int} does not match 12x")
+        # keep-alive: two requests on one connection
+        c = k.conn()
+        c.request("GET", "/api/kytos/hello/v1/")
+        r1 = c.getresponse(); r1.read()
+        c.request("GET", "/api/kytos/hello/v1/")
+        r2 = c.getresponse(); r2.read()
+        t.ok(r1.status == 200 and r2.status == 200 and r1.getheader("Connection") != "close", "keep-alive")
+        c.close()
+        out = raw(k.port, b"GARBAGE\r\n\r\n")
+        t.ok(out.startswith(b"HTTP/1.1 400") or out == b"", "malformed request line refused", out[:100])
+        out = raw(k.port, b"GET /api/kytos/hello/v1/ HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n")
+        t.ok(out[:12] in (b"HTTP/1.1 431", b"HTTP/1.1 413") or out == b"", "huge headers refused", out[:100])
+        # a slow client does not block others
+        s = socket.create_connection(("127.0.0.1", k.port))
+        s.sendall(b"GET /api/kytos/hello/v1/ HTTP/1.1\r\nHost: x\r\n")
+        st, h, js, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 200, "slow client does not block others")
+        s.close()
+        st, h, js, _ = k.request("GET", "/api/kytos/core/napps_enabled")
+        t.ok(st == 200 and ["kytos", "hello"] in js["napps"], "napps_enabled", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/config/")
+        t.ok(st == 200 and "jwt_secret" not in js and js["api_max_body"] == 4096, "config without secrets", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/hello/metadata/version")
+        t.ok(st == 200 and js == {"version": "1.0.0"}, "napp metadata", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/hello/metadata/bogus")
+        t.ok(st == 400 and js == "Invalid key.", "napp metadata bad key", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/hello/disable")
+        st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 200 and js == {"response": "disabled"} and st2 == 404, "disable removes routes", js)
+        st, h, js, _ = k.request("POST", "/api/kytos/core/napps/kytos/hello/enable")
+        st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 200 and js == {"response": "enabled"} and st2 == 200, "enable brings routes back", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/nothere/enable")
+        t.ok(st == 400 and js == {"response": "not installed"}, "enable of an unknown NApp", js)
+        st, h, js, _ = k.request("GET", "/api/kytos/core/reload/kytos/hello/")
+        st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 200 and js == "reloaded" and st2 == 200, "reload", js)
+    finally:
+        rc = k.stop()
+        t.ok(rc == 0, "clean exit after SIGTERM", k.logtext())
+        k.cleanup()
+
+
+def loader():
+    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so"])
+    try:
+        st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
+        napps = js["napps"]
+        bad = [v for key, v in napps.items() if key.endswith("notanapp.so")]
+        t.ok(bad and bad[0]["state"] == "refused" and "kytos_napp_desc" in bad[0]["reason"],
+             "a .so without descriptor is refused with a reason", napps)
+        f = napps.get("kytos/failinit", {})
+        t.ok(f.get("state") == "refused" and "database of this test" in f.get("reason", ""),
+             "failed init is refused with its message", napps)
+        st, _, _, _ = k.request("GET", "/api/kytos/failinit/v1/")
+        t.ok(st == 404, "routes of a failed init are undone")
+        d = napps.get("kytos/needsdep", {})
+        t.ok(d.get("state") == "waiting" and "kytos/nothere" in d.get("reason", ""), "missing dependency", napps)
+        # text file named .so, and a NApp whose descriptor says ABI 9
+        k.drop(None, name="junk.so", data=b"not an elf file at all")
+        hello = open(k.path_of("hello.so"), "rb").read()
+        magic = b"NTYK\x01\x00"
+        patched = hello.replace(magic, b"NTYK\x09\x00", 1) if magic in hello else None
+        t.ok(patched is not None, "descriptor found in hello.so")
+        if patched:
+            k.drop(None, name="abi9.so", data=patched)
+
+        def state_of(name):
+            _, _, j, _ = k.request("GET", "/api/kytos/core/status/")
+            return [v for key, v in j["napps"].items() if key.endswith(name) or v.get("file", "").endswith(name)]
+        t.ok(k.wait_for(lambda: state_of("junk.so") and state_of("junk.so")[0]["state"] == "refused"),
+             "junk .so refused", state_of("junk.so"))
+        t.ok(k.wait_for(lambda: state_of("abi9.so") and "ABI major 9" in state_of("abi9.so")[0].get("reason", "")),
+             "other ABI major refused naming both versions", state_of("abi9.so"))
+        # drop-in, then replace under load, then remove
+        t0 = time.time()
+        k.drop("hello.so")
+        ok = k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 200, 3)
+        t.ok(ok and time.time() - t0 < 2.0, "dropped-in NApp answers within a second or two")
+        failures = []
+        stop = threading.Event()
+
+        def hammer():
+            c = k.conn()
+            while not stop.is_set():
+                try:
+                    c.request("GET", "/api/kytos/hello/v1/")
+                    r = c.getresponse(); r.read()
+                    if r.status != 200:
+                        failures.append(r.status)
+                except Exception as e:  # a reset or a refused request is a failure
+                    failures.append(repr(e))
+                    c.close(); c = k.conn()
+            c.close()
+        th = [threading.Thread(target=hammer) for _ in range(4)]
+        for x in th:
+            x.start()
+        time.sleep(0.2)
+        for _ in range(3):
+            k.drop("hello.so")
+            time.sleep(0.3)
+        stop.set()
+        for x in th:
+            x.join()
+        t.ok(not failures, "replacing a NApp under load fails no request", failures[:5])
+        k.remove("hello.so")
+        t.ok(k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 404, 3), "removed NApp's routes go away")
+    finally:
+        rc = k.stop()
+        t.ok(rc == 0, "clean exit", k.logtext())
+        k.cleanup()
+
+
+def overload_and_shutdown():
+    k = Kytosd(napps=["hello.so", "testkit.so"], settings={"api_concurrency_limit": 4})
+    try:
+        results = []
+
+        def one():
+            try:
+                st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=300")
+                results.append((st, h.get("Retry-After"), data))
+            except Exception as e:
+                results.append((repr(e), None, None))
+        th = [threading.Thread(target=one) for _ in range(12)]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join()
+        codes = [r[0] for r in results]
+        t.ok(all(c in (200, 503) for c in codes) and codes.count(503) >= 1 and codes.count(200) >= 4,
+             "over api_concurrency_limit: 503s, no resets", codes)
+        t.ok(all(r[1] == "1" and r[2] == b"Service Unavailable" for r in results if r[0] == 503),
+             "503 is uvicorn's plain text with Retry-After", results[:3])
+        # shutdown while requests run: every accepted request is answered
+        results.clear()
+        th = [threading.Thread(target=one) for _ in range(4)]
+        for x in th:
+            x.start()
+        time.sleep(0.1)
+        rc = k.stop()
+        for x in th:
+            x.join()
+        codes = [r[0] for r in results]
+        t.ok(rc == 0 and all(c == 200 for c in codes), "SIGTERM under load: in-flight requests answered, exit 0",
+             (rc, codes, k.logtext()))
+    finally:
+        k.stop()
+        k.cleanup()
+
+
+for fn in (basics, loader, overload_and_shutdown):
+    try:
+        fn()
+    except Exception as e:  # a crash of the harness is a failure, not a silent pass
+        import traceback
+        t.ok(False, fn.__name__ + " raised", traceback.format_exc())
+sys.exit(t.done())
