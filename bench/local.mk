@@ -1,1 +1,19 @@
-# (empty for now)
+# bench/: `make bench` builds the benchmark programs and runs bench/run-bench.sh.
+noinst_PROGRAMS += bench/ceiling bench/openloop
+bench_ceiling_SOURCES = bench/ceiling.c bench/body8k.h
+bench_ceiling_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
+bench_ceiling_LDADD = $(MHD_LIBS)
+bench_openloop_SOURCES = bench/openloop.c
+bench_openloop_CFLAGS = $(AM_CFLAGS)
+
+check_LTLIBRARIES += bench/benchnapp.la
+bench_benchnapp_la_SOURCES = bench/benchnapp.c bench/body8k.h
+bench_benchnapp_la_CFLAGS = $(NAPP_CC)
+bench_benchnapp_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
+bench_benchnapp_la_LIBADD = $(JSONC_LIBS)
+
+EXTRA_DIST += bench/run-bench.sh bench/README.md
+
+bench: all bench/benchnapp.la $(noinst_PROGRAMS)
+	BUILD_DIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/run-bench.sh
+.PHONY: bench

@@ -8,7 +8,9 @@ noinst_LTLIBRARIES += openapi/libkytos-openapi-core.la
 openapi_libkytos_openapi_core_la_SOURCES = \
 	openapi/internal.h openapi/options.c openapi/buf.c openapi/arena.c \
 	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
-	openapi/json_strict.c
+	openapi/json_strict.c openapi/yaml_load.c openapi/regex.c \
+	openapi/pyrepr.c openapi/format.c openapi/schema.h \
+	openapi/schema_compile.c openapi/validate.c
 openapi_libkytos_openapi_core_la_CFLAGS = $(AM_CFLAGS) $(FYAML_CFLAGS) \
 	$(PCRE2_CFLAGS)
 openapi_libkytos_openapi_core_la_LIBADD = $(FYAML_LIBS) $(PCRE2_LIBS) \

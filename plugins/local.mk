@@ -17,3 +17,5 @@ clean-local: clean-napps-dir
 clean-napps-dir:
 	-rm -rf plugins/napps
 .PHONY: napps-dir clean-napps-dir
+include plugins/simnet/local.mk
+include plugins/topology/local.mk

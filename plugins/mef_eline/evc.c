@@ -3,13 +3,13 @@
 #include "me.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-#include <unistd.h>
+
+static void me_evc_free(struct me_evc *e);
 
 static unsigned hash(const char *s)
 {
@@ -112,7 +112,7 @@ struct me_evc *me_evc_new(const char *id)
     return e;
 }
 
-void me_evc_free(struct me_evc *e)
+static void me_evc_free(struct me_evc *e)
 {
     if (!e)
         return;

@@ -98,6 +98,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
     char *err = NULL;
     int rc;
 
+    *errmsg = NULL;
     if (!s) {
         *errmsg = errdup("out of memory");
         return KYTOS_ENOMEM;

@@ -1,0 +1,126 @@
+#!/bin/sh
+# bench/run-bench.sh - every benchmark, side by side with its baseline in the
+# same run (server pinned to core 0, load generator to core 1).  Medians of
+# REPEAT runs.  Traffic goes to 127.0.0.1 only and every run is bounded.
+#
+#   make bench                       # everything
+#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | micro
+#   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
+set -u
+B=${BUILD_DIR:-$(pwd)}
+SECS=${BENCH_SECONDS:-10}
+REPEAT=${REPEAT:-3}
+ONLY=${BENCH_ONLY:-all}
+SRV_CPU=${SRV_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+WORK=$(mktemp -d /tmp/kytos-bench-XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT INT TERM
+
+pin() { taskset -c "$1" "$@"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+wait_port() { # wait_port PORT: until it accepts (bounded)
+  i=0
+  while [ $i -lt 200 ]; do
+    python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
+    sleep 0.05; i=$((i + 1))
+  done
+  return 1
+}
+
+# wrk_run PID URL [LUA]: prints "reqs_per_s p50_ms p99_ms cpu_us_per_req non2xx"
+wrk_run() {
+  pid=$1 url=$2 lua=${3:-}
+  t0=$(cpu_ticks "$pid")
+  if [ -n "$lua" ]; then
+    out=$(taskset -c "$LOAD_CPU" wrk -t1 -c64 -d"${SECS}s" --latency -s "$lua" "$url" 2>&1)
+  else
+    out=$(taskset -c "$LOAD_CPU" wrk -t1 -c64 -d"${SECS}s" --latency "$url" 2>&1)
+  fi
+  t1=$(cpu_ticks "$pid")
+  echo "$out" | awk -v t0="$t0" -v t1="$t1" -v hz="$hz" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ {rps=$2}
+    /requests in/ {n=$1}
+    /Non-2xx/ {bad=$NF}
+    $1=="50%" {p50=ms($2)} $1=="99%" {p99=ms($2)}
+    END { cpu = (n > 0) ? (t1 - t0) * 1e6 / hz / n : 0; printf "%.0f %.3f %.3f %.2f %d\n", rps, p50, p99, cpu, bad + 0 }'
+}
+
+start_kytosd() { # start_kytosd NAPPDIR [extra args...]: sets KPID KPORT
+  nd=$1; shift
+  KPORT=$(free_port)
+  taskset -c "$SRV_CPU" "$B/host/kytosd" -f --listen 127.0.0.1 --api-port "$KPORT" --napps "$nd" \
+    --data-dir "$WORK/data-$KPORT" --set 'log_level="WARNING"' --set api_io_threads=1 "$@" \
+    >"$WORK/kytosd-$KPORT.log" 2>&1 &
+  KPID=$!
+  wait_port "$KPORT" || { echo "kytosd did not start:"; cat "$WORK/kytosd-$KPORT.log"; return 1; }
+}
+
+stop_pid() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+table_row() { printf "| %-34s | %9s | %8s | %8s | %10s | %7s |\n" "$@"; }
+
+ceiling_part() {
+  echo "## kytosd vs a bare libmicrohttpd server (fixed 8 KB JSON / POST answered 202)"
+  echo "server on core $SRV_CPU (1 I/O thread each), wrk -t1 -c64 -d${SECS}s on core $LOAD_CPU, median of $REPEAT"
+  mkdir -p "$WORK/benchnapps"
+  cp "$B/bench/.libs/benchnapp.so" "$WORK/benchnapps/"
+  printf 'wrk.method = "POST"\nwrk.body = "{\\"force\\":true,\\"flows\\":[{\\"priority\\":10,\\"match\\":{\\"in_port\\":1,\\"dl_vlan\\":100},\\"actions\\":[{\\"action_type\\":\\"output\\",\\"port\\":1}]}]}"\nwrk.headers["Content-Type"] = "application/json"\n' >"$WORK/post.lua"
+  for r in $(seq "$REPEAT"); do
+    CPORT=$(free_port)
+    taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 & CPID=$!
+    wait_port "$CPORT"
+    wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" >>"$WORK/c_get"
+    wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" "$WORK/post.lua" >>"$WORK/c_post"
+    stop_pid "$CPID"
+    start_kytosd "$WORK/benchnapps" || return 1
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/fixed8k" >>"$WORK/k_get"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/sink" "$WORK/post.lua" >>"$WORK/k_post"
+    stop_pid "$KPID"
+  done
+  table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx"
+  table_row "---" "---" "---" "---" "---" "---"
+  for f in c_get k_get c_post k_post; do
+    case $f in c_get) n="ceiling GET 8 KB";; k_get) n="kytosd GET 8 KB (inline route)";;
+      c_post) n="ceiling POST -> 202";; k_post) n="kytosd POST -> 202 (pooled, parsed)";; esac
+    table_row "$n" "$(cut -d' ' -f1 "$WORK/$f" | median)" "$(cut -d' ' -f2 "$WORK/$f" | median)" \
+      "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)"
+  done
+  for kind in get post; do
+    kr=$(cut -d' ' -f1 "$WORK/k_$kind" | median); cr=$(cut -d' ' -f1 "$WORK/c_$kind" | median)
+    kc=$(cut -d' ' -f4 "$WORK/k_$kind" | median); cc=$(cut -d' ' -f4 "$WORK/c_$kind" | median)
+    awk -v kr="$kr" -v cr="$cr" -v kc="$kc" -v cc="$cc" -v k="$kind" 'BEGIN {
+      printf "%s: kytosd/ceiling req/s ratio %.2f, CPU per request ratio %.2f\n", toupper(k),
+        (cr > 0 ? kr / cr : 0), (cc > 0 ? kc / cc : 0) }'
+  done
+  echo
+}
+
+micro_part() {
+  for prog in bench/openapi_bench bench/store_bench bench/event_bench; do
+    if [ -x "$B/$prog" ]; then
+      echo "## $prog"
+      taskset -c "$SRV_CPU" "$B/$prog" || echo "($prog failed)"
+      echo
+    fi
+  done
+}
+
+napps_part() {
+  if [ -x "$B/bench/napps-bench.sh" ] || [ -f "$(dirname "$0")/napps-bench.sh" ]; then
+    . "$(dirname "$0")/napps-bench.sh"
+    napps_bench
+  fi
+}
+
+case $ONLY in
+  all) ceiling_part; napps_part; micro_part ;;
+  ceiling) ceiling_part ;;
+  napps) napps_part ;;
+  micro) micro_part ;;
+esac

@@ -1,0 +1,145 @@
+/* plugins/mef_eline/events.c - what mef_eline hears from topology, and
+ * what it tells the others.
+ *
+ * One subscription on a single-thread pool takes kytos/topology.updated,
+ * .topology_loaded, .link_up and .link_down in the order topology published
+ * them.  The first two replace the topology snapshot; a link going down
+ * makes each active EVC using it move to another path or go down (inactive,
+ * no current path); a link coming up deploys the enabled EVCs that are down.
+ * Topology publishes a link event before the topology.updated that shows
+ * it, so the link handlers read topology afresh first. */
+#include "me.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void me_publish(struct me *me, const char *what, const struct me_evc *e)
+{
+    static const char *const keys[] = {"id", "name", "metadata", "active", "enabled", "uni_a",
+                                       "uni_z"};
+    struct json_object *c = json_object_new_object(), *v;
+    char name[96];
+    size_t i;
+
+    snprintf(name, sizeof name, "kytos/mef_eline.%s", what);
+    json_object_object_add(c, "evc_id", json_object_new_string(e->id));
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_object_get_ex(e->doc, keys[i], &v))
+            json_object_object_add(c, keys[i], json_object_get(v));
+    json_object_object_add(c, "active", json_object_new_boolean(e->active));
+    json_object_object_add(c, "enabled", json_object_new_boolean(e->enabled));
+    kytos_event_publish(me->napp, name, c,
+                        &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
+                                                 .timeout_ms = 1000});
+    json_object_put(c);
+}
+
+/* The link id of a link event: {"link": {"id": ...}} (or "link_id"/"id"). */
+static const char *link_id_of(struct json_object *c)
+{
+    struct json_object *l, *id;
+    if (json_object_object_get_ex(c, "link", &l)) {
+        if (json_object_is_type(l, json_type_string))
+            return json_object_get_string(l);
+        if (json_object_object_get_ex(l, "id", &id) && json_object_is_type(id, json_type_string))
+            return json_object_get_string(id);
+    }
+    if (json_object_object_get_ex(c, "link_id", &id) && json_object_is_type(id, json_type_string))
+        return json_object_get_string(id);
+    if (json_object_object_get_ex(c, "id", &id) && json_object_is_type(id, json_type_string))
+        return json_object_get_string(id);
+    return NULL;
+}
+
+static bool uses_link(const struct me_evc *e, void *ud)
+{
+    return !e->archived && e->active && me_path_uses(&e->current, ud);
+}
+
+static bool down_but_enabled(const struct me_evc *e, void *ud)
+{
+    (void)ud;
+    return !e->archived && e->enabled && !e->active;
+}
+
+static void on_link_down(struct me *me, const char *link)
+{
+    struct me_evc **list = me_evc_select(me, uses_link, (void *)link);
+    const char *avoid[1] = {link};
+    size_t i;
+
+    me_snap_put(me_snapshot(me, 2));
+    for (i = 0; list && list[i]; i++) {
+        struct me_evc *e = list[i];
+        pthread_mutex_lock(&e->lock);
+        if (!e->archived && e->active && me_path_uses(&e->current, link)) {
+            me_undeploy(me, e);
+            if (me_deploy(me, e, avoid, 1)) {
+                me_publish(me, "redeployed_link_down", e);
+            } else {
+                kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
+                          link);
+                me_publish(me, "error_redeploy_link_down", e);
+            }
+            me_evc_sync(me, e);
+        }
+        pthread_mutex_unlock(&e->lock);
+    }
+    me_evc_release_all(list);
+}
+
+static void on_link_up(struct me *me)
+{
+    struct me_evc **list = me_evc_select(me, down_but_enabled, NULL);
+    size_t i;
+
+    me_snap_put(me_snapshot(me, 2));
+    for (i = 0; list && list[i]; i++) {
+        struct me_evc *e = list[i];
+        bool scheduled;
+        pthread_mutex_lock(&e->lock);
+        scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+        if (!e->archived && e->enabled && !e->active && !scheduled && me_deploy(me, e, NULL, 0)) {
+            me_publish(me, "redeployed_link_up", e);
+            me_evc_sync(me, e);
+        }
+        pthread_mutex_unlock(&e->lock);
+    }
+    me_evc_release_all(list);
+}
+
+static int on_topology(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct me *me = ud;
+    const char *name = kytos_event_name(ev);
+    struct json_object *c = kytos_event_content(ev), *tree;
+    const char *link;
+
+    (void)napp;
+    if (!name)
+        return KYTOS_OK;
+    if (strcmp(name, "kytos/topology.link_down") == 0) {
+        if ((link = link_id_of(c)))
+            on_link_down(me, link);
+    } else if (strcmp(name, "kytos/topology.link_up") == 0) {
+        on_link_up(me);
+    } else if (json_object_object_get_ex(c, "topology", &tree)) {
+        struct me_snap *s = me_snap_build(tree);
+        if (s)
+            me_snapshot_set(me, s);
+    }
+    return KYTOS_OK;
+}
+
+int me_events_subscribe(struct me *me)
+{
+    return kytos_event_subscribe(
+        me->napp, &(struct kytos_sub){
+                      .struct_size = sizeof(struct kytos_sub),
+                      .pattern = "kytos/topology\\.(updated|topology_loaded|link_up|link_down)",
+                      .handler = on_topology,
+                      .ud = me,
+                      .pool = "dynamic_single",
+                  });
+}

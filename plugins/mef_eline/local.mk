@@ -1,0 +1,16 @@
+# kytos/mef_eline NApp (plugins/mef_eline/main.c describes it).
+napps_LTLIBRARIES += plugins/mef_eline.la
+plugins_mef_eline_la_SOURCES = \
+	plugins/mef_eline/main.c plugins/mef_eline/me.h plugins/mef_eline/evc.c \
+	plugins/mef_eline/tags.c plugins/mef_eline/topo.c plugins/mef_eline/flows.c \
+	plugins/mef_eline/deploy.c plugins/mef_eline/events.c \
+	plugins/mef_eline/rest_evc.c plugins/mef_eline/rest_meta.c
+nodist_plugins_mef_eline_la_SOURCES = plugins/mef_eline/openapi_spec.c
+plugins_mef_eline_la_CFLAGS = $(NAPP_CC)
+plugins_mef_eline_la_LDFLAGS = $(NAPP_LINK)
+plugins_mef_eline_la_LIBADD = $(JSONC_LIBS)
+plugins/mef_eline/openapi_spec.c: $(srcdir)/plugins/mef_eline/openapi.yml $(top_srcdir)/scripts/kytos-embed
+	$(AM_V_GEN)mkdir -p plugins/mef_eline && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/mef_eline/openapi.yml mef_eline_openapi > $@
+BUILT_SOURCES += plugins/mef_eline/openapi_spec.c
+CLEANFILES += plugins/mef_eline/openapi_spec.c
+EXTRA_DIST += plugins/mef_eline/openapi.yml

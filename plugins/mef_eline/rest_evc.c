@@ -1,0 +1,676 @@
+/* plugins/mef_eline/rest_evc.c - v2/evc/: create, list, get, update,
+ * delete, redeploy (napps.md 3.1-3.3). */
+#include "me.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- checks shared by create and update ---- */
+
+/* The UNI's interface must exist in the topology (asked again once). */
+static int check_uni_intf(struct me *me, struct me_snap **snap, struct json_object *uni)
+{
+    const char *id = json_object_get_string(json_object_object_get(uni, "interface_id"));
+    if (id && me_snap_intf(*snap, id))
+        return 0;
+    me_snap_put(*snap);
+    *snap = me_snapshot(me, 1);
+    return id && me_snap_intf(*snap, id) ? 0 : -1;
+}
+
+/* A static path: known endpoints, chained from switch a to switch z. */
+static int check_path(const char *what, struct json_object *arr, const struct me_snap *snap,
+                      const char *a, const char *z, struct json_object **out, char *err,
+                      size_t errlen)
+{
+    struct me_path p = {0};
+    char cur[ME_DPID_MAX];
+    size_t i;
+
+    *out = NULL;
+    if (me_path_from_json(&p, arr, err, errlen) != 0)
+        return -1;
+    for (i = 0; i < p.n; i++) {
+        if (!me_snap_intf(snap, p.h[i].a)) {
+            snprintf(err, errlen, "Could not get interface endpoint_a id %s", p.h[i].a);
+            goto bad;
+        }
+        if (!me_snap_intf(snap, p.h[i].b)) {
+            snprintf(err, errlen, "Could not get interface endpoint_b id %s", p.h[i].b);
+            goto bad;
+        }
+        if (!p.h[i].link[0]) {
+            const struct me_link *l = me_snap_link_between(snap, p.h[i].a, p.h[i].b);
+            if (l)
+                snprintf(p.h[i].link, sizeof p.h[i].link, "%s", l->id);
+        }
+    }
+    if (p.n) {
+        snprintf(cur, sizeof cur, "%s", a);
+        for (i = 0; i < p.n; i++) {
+            const char *da = me_snap_intf(snap, p.h[i].a)->dpid;
+            const char *db = me_snap_intf(snap, p.h[i].b)->dpid;
+            if (strcmp(da, cur) == 0) {
+                snprintf(cur, sizeof cur, "%s", db);
+            } else if (strcmp(db, cur) == 0) {
+                snprintf(cur, sizeof cur, "%s", da);
+            } else {
+                snprintf(err, errlen, "%s is not valid: link %zu does not start at switch %s", what,
+                         i, cur);
+                goto bad;
+            }
+        }
+        if (strcmp(cur, z) != 0) {
+            snprintf(err, errlen, "%s is not valid: the path ends at %s, not at %s", what, cur, z);
+            goto bad;
+        }
+    }
+    *out = me_path_json(&p, false);
+    me_path_clear(&p);
+    return 0;
+bad:
+    me_path_clear(&p);
+    return -1;
+}
+
+static const char *uni_dpid(struct json_object *uni, char *buf, size_t len)
+{
+    const char *id = json_object_get_string(json_object_object_get(uni, "interface_id"));
+    const char *c = id ? strrchr(id, ':') : NULL;
+    size_t n = c ? (size_t)(c - id) : 0;
+    if (n >= len)
+        n = len - 1;
+    if (id)
+        memcpy(buf, id, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static struct json_object *copy_or(struct json_object *body, const char *k,
+                                   struct json_object *def)
+{
+    struct json_object *v;
+    if (json_object_object_get_ex(body, k, &v) && v) {
+        json_object_put(def);
+        return json_object_get(v);
+    }
+    return def;
+}
+
+/* The stored document of a new EVC (EVCBaseDoc), from a checked body. */
+static struct json_object *new_doc(const char *id, struct json_object *body,
+                                   struct json_object *primary, struct json_object *backup)
+{
+    struct json_object *d = json_object_new_object(), *v, *sched;
+    char now[32];
+    size_t i;
+
+    me_now(now);
+    json_object_object_add(d, "id", json_object_new_string(id));
+    json_object_object_add(d, "name", copy_or(body, "name", json_object_new_string("")));
+    json_object_object_add(d, "uni_a", copy_or(body, "uni_a", NULL));
+    json_object_object_add(d, "uni_z", copy_or(body, "uni_z", NULL));
+    json_object_object_add(d, "request_time", json_object_new_string(now));
+    json_object_object_add(d, "start_date", copy_or(body, "start_date", json_object_new_string(now)));
+    if (json_object_object_get_ex(body, "end_date", &v) && v)
+        json_object_object_add(d, "end_date", json_object_get(v));
+    if (json_object_object_get_ex(body, "frequency", &v) && v)
+        json_object_object_add(d, "frequency", json_object_get(v));
+    json_object_object_add(d, "creation_time", json_object_new_string(now));
+    json_object_object_add(d, "updated_at", json_object_new_string(now));
+    json_object_object_add(d, "queue_id", copy_or(body, "queue_id", NULL));
+    json_object_object_add(d, "bandwidth", copy_or(body, "bandwidth", json_object_new_int(0)));
+    json_object_object_add(d, "primary_path", primary ? primary : json_object_new_array());
+    json_object_object_add(d, "backup_path", backup ? backup : json_object_new_array());
+    json_object_object_add(d, "current_path", json_object_new_array());
+    json_object_object_add(d, "failover_path", json_object_new_array());
+    json_object_object_add(d, "primary_links", copy_or(body, "primary_links", json_object_new_array()));
+    json_object_object_add(d, "backup_links", copy_or(body, "backup_links", json_object_new_array()));
+    json_object_object_add(d, "dynamic_backup_path",
+                           copy_or(body, "dynamic_backup_path", json_object_new_boolean(0)));
+    json_object_object_add(d, "primary_constraints",
+                           copy_or(body, "primary_constraints", json_object_new_object()));
+    json_object_object_add(d, "secondary_constraints",
+                           copy_or(body, "secondary_constraints", json_object_new_object()));
+    if (json_object_object_get_ex(body, "sb_priority", &v) && v)
+        json_object_object_add(d, "sb_priority", json_object_get(v));
+    json_object_object_add(d, "service_level", copy_or(body, "service_level", json_object_new_int(0)));
+    /* each schedule gets an id, as CircuitSchedule does */
+    sched = json_object_new_array();
+    if (json_object_object_get_ex(body, "circuit_scheduler", &v) &&
+        json_object_is_type(v, json_type_array)) {
+        for (i = 0; i < json_object_array_length(v); i++) {
+            struct json_object *s = json_object_array_get_idx(v, i), *c = json_object_new_object();
+            char sid[ME_ID_LEN + 1];
+            me_new_id(sid);
+            json_object_object_add(c, "id", json_object_new_string(sid));
+            if (json_object_is_type(s, json_type_object)) {
+                json_object_object_foreach(s, k, sv) {
+                    if (strcmp(k, "id") != 0)
+                        json_object_object_add(c, k, json_object_get(sv));
+                }
+            }
+            json_object_array_add(sched, c);
+        }
+    }
+    json_object_object_add(d, "circuit_scheduler", sched);
+    json_object_object_add(d, "archived", json_object_new_boolean(0));
+    json_object_object_add(d, "metadata", copy_or(body, "metadata", json_object_new_object()));
+    json_object_object_add(d, "active", json_object_new_boolean(0));
+    json_object_object_add(d, "enabled", copy_or(body, "enabled", json_object_new_boolean(1)));
+    json_object_object_add(d, "max_paths", copy_or(body, "max_paths", json_object_new_int(2)));
+    json_object_object_add(d, "execution_rounds", json_object_new_int(0));
+    return d;
+}
+
+static int is_list_tag(struct json_object *uni)
+{
+    struct json_object *tag, *v;
+    return json_object_object_get_ex(uni, "tag", &tag) && json_object_object_get_ex(tag, "value", &v) &&
+           json_object_is_type(v, json_type_array);
+}
+
+static int has_tag(struct json_object *uni)
+{
+    struct json_object *tag;
+    return json_object_object_get_ex(uni, "tag", &tag) && tag != NULL;
+}
+
+/* Reserve the UNI tags of e (and the EPL ownership).  0, 409 or 400. */
+static unsigned reserve_unis(struct me *me, struct me_evc *e, bool a_none, bool z_none, char *err,
+                             size_t errlen)
+{
+    const char *owner;
+    struct me_evc *other;
+
+    pthread_mutex_lock(&me->lock);
+    /* an EPL UNI already used with no tag by another live EVC: 409 */
+    if ((a_none && (owner = me_tagtab_epl_owner(me->tags, e->a.intf))) ||
+        (z_none && (owner = me_tagtab_epl_owner(me->tags, e->z.intf)))) {
+        other = me_evc_find(me, owner);
+        snprintf(err, errlen, "UNI with interface %s is duplicated with EVC(%s, %s).",
+                 a_none && me_tagtab_epl_owner(me->tags, e->a.intf) ? e->a.intf : e->z.intf, owner,
+                 other ? json_object_get_string(json_object_object_get(other->doc, "name")) : "");
+        pthread_mutex_unlock(&me->lock);
+        return 409;
+    }
+    if (me_tagtab_use_uni(me->tags, e->a.intf, &e->a.tag, err, errlen) != 0) {
+        pthread_mutex_unlock(&me->lock);
+        return 400;
+    }
+    if (me_tagtab_use_uni(me->tags, e->z.intf, &e->z.tag, err, errlen) != 0) {
+        me_tagtab_free_uni(me->tags, e->a.intf, &e->a.tag);
+        pthread_mutex_unlock(&me->lock);
+        return 400;
+    }
+    if (a_none)
+        me_tagtab_set_epl_owner(me->tags, e->a.intf, e->id);
+    if (z_none)
+        me_tagtab_set_epl_owner(me->tags, e->z.intf, e->id);
+    pthread_mutex_unlock(&me->lock);
+    return 0;
+}
+
+static void release_unis(struct me *me, struct me_evc *e)
+{
+    pthread_mutex_lock(&me->lock);
+    me_tagtab_free_uni(me->tags, e->a.intf, &e->a.tag);
+    me_tagtab_free_uni(me->tags, e->z.intf, &e->z.tag);
+    if (e->a.tag.kind == ME_TAG_NONE) {
+        const char *o = me_tagtab_epl_owner(me->tags, e->a.intf);
+        if (o && strcmp(o, e->id) == 0)
+            me_tagtab_set_epl_owner(me->tags, e->a.intf, NULL);
+    }
+    if (e->z.tag.kind == ME_TAG_NONE) {
+        const char *o = me_tagtab_epl_owner(me->tags, e->z.intf);
+        if (o && strcmp(o, e->id) == 0)
+            me_tagtab_set_epl_owner(me->tags, e->z.intf, NULL);
+    }
+    pthread_mutex_unlock(&me->lock);
+}
+
+/* ---- POST v2/evc/ ---- */
+
+static int h_create(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    struct json_object *body = kytos_req_json(req), *ua, *uz, *pp = NULL, *bp = NULL, *v, *out;
+    struct me_snap *snap;
+    struct me_tag ta, tz;
+    struct me_evc *e = NULL;
+    char err[512], id[ME_ID_LEN + 1], da[ME_DPID_MAX], dz[ME_DPID_MAX];
+    bool deployed = false, dynamic, scheduled;
+    unsigned st;
+
+    if (!json_object_is_type(body, json_type_object))
+        return kytos_resp_error(req, 400, "The request body contains invalid API data.");
+    ua = json_object_object_get(body, "uni_a");
+    uz = json_object_object_get(body, "uni_z");
+
+    /* 1. UNIs: known interfaces, valid tags */
+    snap = me_snapshot(me, 0);
+    if (check_uni_intf(me, &snap, ua) != 0 || check_uni_intf(me, &snap, uz) != 0) {
+        me_snap_put(snap);
+        return kytos_resp_error(req, 400, "Error creating UNI: Invalid value");
+    }
+    if (me_tag_parse(json_object_object_get(ua, "tag"), &ta, err, sizeof err) != 0) {
+        me_snap_put(snap);
+        return kytos_resp_error(req, 400, "%s", err);
+    }
+    me_tag_clear(&ta);
+    if (me_tag_parse(json_object_object_get(uz, "tag"), &tz, err, sizeof err) != 0) {
+        me_snap_put(snap);
+        return kytos_resp_error(req, 400, "%s", err);
+    }
+    me_tag_clear(&tz);
+    uni_dpid(ua, da, sizeof da);
+    uni_dpid(uz, dz, sizeof dz);
+
+    /* 2. static paths chain from uni_a's switch to uni_z's */
+    if (check_path("primary_path", json_object_object_get(body, "primary_path"), snap, da, dz, &pp,
+                   err, sizeof err) != 0 ||
+        check_path("backup_path", json_object_object_get(body, "backup_path"), snap, da, dz, &bp,
+                   err, sizeof err) != 0) {
+        me_snap_put(snap);
+        json_object_put(pp);
+        return kytos_resp_error(req, 400, "%s", err);
+    }
+
+    /* 3. tag lists on both UNIs or on neither */
+    if (is_list_tag(ua) != is_list_tag(uz)) {
+        me_snap_put(snap);
+        json_object_put(pp);
+        json_object_put(bp);
+        return kytos_resp_error(req, 400, "UNI_A and UNI_Z tag lists should be the same.");
+    }
+
+    /* 4. different switches need a primary path or dynamic paths */
+    dynamic = json_object_object_get_ex(body, "dynamic_backup_path", &v) && json_object_get_boolean(v);
+    if (strcmp(da, dz) != 0 && json_object_array_length(pp) == 0 && !dynamic) {
+        me_snap_put(snap);
+        json_object_put(pp);
+        json_object_put(bp);
+        return kytos_resp_error(req, 400, "The EVC must have a primary path or allow dynamic paths.");
+    }
+
+    me_new_id(id);
+    e = me_evc_new(id);
+    if (!e) {
+        me_snap_put(snap);
+        json_object_put(pp);
+        json_object_put(bp);
+        return KYTOS_ENOMEM;
+    }
+    e->doc = new_doc(id, body, pp, bp);
+    if (me_evc_load(e, snap, err, sizeof err) != 0) {
+        me_snap_put(snap);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 400, "%s", err);
+    }
+    me_snap_put(snap);
+    if (e->a.tag.kind == ME_TAG_RANGES && !me_tag_equal(&e->a.tag, &e->z.tag)) {
+        me_evc_unref(e);
+        return kytos_resp_error(req, 400, "UNI_A and UNI_Z tag lists should be the same.");
+    }
+
+    /* 5-6. no duplicated EPL UNI (409); the UNI tags are free (400) */
+    st = reserve_unis(me, e, !has_tag(ua), !has_tag(uz), err, sizeof err);
+    if (st) {
+        me_evc_unref(e);
+        return kytos_resp_error(req, st, "%s", err);
+    }
+
+    pthread_mutex_lock(&e->lock);
+    pthread_mutex_lock(&me->lock);
+    me_evc_insert(me, e);   /* the map's reference */
+    me_evc_ref(e);          /* ours */
+    pthread_mutex_unlock(&me->lock);
+
+    /* 7. deploy now unless scheduled, store, notify */
+    scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+    if (!scheduled && e->enabled)
+        deployed = me_deploy(me, e, NULL, 0);
+    if (me_evc_sync(me, e) != KYTOS_OK) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
+    }
+    me_publish(me, "created", e);
+    pthread_mutex_unlock(&e->lock);
+    me_evc_unref(e);
+
+    out = json_object_new_object();
+    json_object_object_add(out, "circuit_id", json_object_new_string(id));
+    json_object_object_add(out, "deployed", json_object_new_boolean(deployed));
+    return kytos_resp_json_take(req, 201, out);
+}
+
+/* ---- GET v2/evc/ ---- */
+
+static int h_list(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    const char *archived = kytos_req_query(req, "archived");
+    struct json_object *filter = json_object_new_object(), *out, *doc, *proj;
+    struct kytos_error err = {0};
+    kytos_cursor *cur = NULL;
+    int rc;
+
+    if (!archived || strcasecmp(archived, "null") != 0)
+        json_object_object_add(filter, "archived",
+                               json_object_new_boolean(archived && strcasecmp(archived, "true") == 0));
+    /* metadata.<key>=<value> filters need the query's names, which the ABI
+     * does not list yet (kytos_req_query takes a name): see the report. */
+    proj = json_object_new_object();
+    json_object_object_add(proj, "_id", json_object_new_int(0));
+    rc = kytos_store_find(me->napp, ME_COLL,
+                          &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                               .filter = filter,
+                                               .projection = proj},
+                          &cur, &err);
+    json_object_put(filter);
+    json_object_put(proj);
+    if (rc != KYTOS_OK)
+        return kytos_resp_error(req, 500, "Failed to read EVCs: %s", err.message);
+    out = json_object_new_object();
+    while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
+        const char *id = json_object_get_string(json_object_object_get(doc, "id"));
+        if (id)
+            json_object_object_add(out, id, doc);
+        else
+            json_object_put(doc);
+    }
+    kytos_cursor_free(cur);
+    if (rc < 0) {
+        json_object_put(out);
+        return kytos_resp_error(req, 500, "Failed to read EVCs: %s", err.message);
+    }
+    return kytos_resp_json_take(req, 200, out);
+}
+
+/* ---- GET v2/evc/{circuit_id} ---- */
+
+static int h_get(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    const char *id = kytos_req_param(req, "circuit_id");
+    struct json_object *doc = NULL;
+    struct kytos_error err = {0};
+    int rc = kytos_store_get(me->napp, ME_COLL, id, &doc, &err);
+
+    if (rc == KYTOS_ENOTFOUND || (rc == KYTOS_OK && !doc))
+        return kytos_resp_error(req, 404, "circuit_id %s not found", id);
+    if (rc != KYTOS_OK)
+        return kytos_resp_error(req, 500, "Failed to read the EVC: %s", err.message);
+    json_object_object_del(doc, "_id");
+    return kytos_resp_json_take(req, 200, doc);
+}
+
+/* ---- PATCH v2/evc/{circuit_id} ---- */
+
+static const char *const redeploy_keys[] = {
+    "uni_a", "uni_z", "primary_path", "backup_path", "dynamic_backup_path", "queue_id",
+    "sb_priority", "primary_constraints", "secondary_constraints", "primary_links",
+    "backup_links", "service_level",
+};
+
+static bool needs_redeploy(const char *k)
+{
+    size_t i;
+    for (i = 0; i < sizeof redeploy_keys / sizeof redeploy_keys[0]; i++)
+        if (strcmp(k, redeploy_keys[i]) == 0)
+            return true;
+    return false;
+}
+
+static struct json_object *doc_view(const struct me_evc *e)
+{
+    struct json_object *d = NULL;
+    json_object_deep_copy(e->doc, &d, NULL);
+    if (d)
+        json_object_object_del(d, "_id");
+    return d;
+}
+
+static int h_update(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    const char *id = kytos_req_param(req, "circuit_id");
+    struct json_object *body = kytos_req_json(req), *old = NULL, *out, *v;
+    struct me_evc *e = me_evc_get(me, id);
+    struct me_snap *snap = NULL;
+    struct me_tag old_a = {0}, old_z = {0};
+    char err[512], da[ME_DPID_MAX], dz[ME_DPID_MAX];
+    bool redeploy = false, uni_change, enable_set = false, enable = false, redeployed = false;
+    unsigned st = 0;
+
+    if (!e)
+        return kytos_resp_error(req, 404, "circuit_id %s not found", id);
+    if (!json_object_is_type(body, json_type_object)) {
+        me_evc_unref(e);
+        return kytos_resp_error(req, 400, "The request body contains invalid API data.");
+    }
+    pthread_mutex_lock(&e->lock);
+    if (e->archived) {
+        st = 404;
+        snprintf(err, sizeof err, "circuit_id %s not found", id);
+        goto done;
+    }
+    snap = me_snapshot(me, 0);
+    uni_change = json_object_object_get_ex(body, "uni_a", NULL) ||
+                 json_object_object_get_ex(body, "uni_z", NULL);
+    if (uni_change) {
+        if ((json_object_object_get_ex(body, "uni_a", &v) && check_uni_intf(me, &snap, v) != 0) ||
+            (json_object_object_get_ex(body, "uni_z", &v) && check_uni_intf(me, &snap, v) != 0)) {
+            st = 400;
+            snprintf(err, sizeof err, "Error creating UNI: Invalid value");
+            goto done;
+        }
+    }
+    /* apply on a copy of the document, then reload the runtime from it */
+    json_object_deep_copy(e->doc, &old, NULL);
+    json_object_object_foreach(body, key, val) {
+        if (strcmp(key, "enabled") == 0) {
+            enable_set = true;
+            enable = json_object_get_boolean(val);
+        }
+        if (needs_redeploy(key))
+            redeploy = true;
+    }
+    uni_dpid(json_object_object_get(json_object_object_get_ex(body, "uni_a", &v) ? body : e->doc,
+                                    "uni_a"), da, sizeof da);
+    uni_dpid(json_object_object_get(json_object_object_get_ex(body, "uni_z", &v) ? body : e->doc,
+                                    "uni_z"), dz, sizeof dz);
+    {
+        static const char *const paths[] = {"primary_path", "backup_path"};
+        size_t i;
+        for (i = 0; i < 2; i++) {
+            struct json_object *arr, *checked = NULL;
+            if (!json_object_object_get_ex(body, paths[i], &arr))
+                continue;
+            if (check_path(paths[i], arr, snap, da, dz, &checked, err, sizeof err) != 0) {
+                st = 400;
+                goto done;
+            }
+            json_object_object_add(e->doc, paths[i], checked);
+        }
+    }
+    json_object_object_foreach(body, k2, v2) {
+        if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path"))
+            json_object_object_add(e->doc, k2, json_object_get(v2));
+    }
+    if (uni_change) {
+        /* swap the UNI reservations: free the old, take the new */
+        old_a = e->a.tag;
+        old_z = e->z.tag;
+        e->a.tag = (struct me_tag){0};
+        e->z.tag = (struct me_tag){0};
+        {
+            struct me_evc tmp = *e;
+            tmp.a.tag = old_a;
+            tmp.z.tag = old_z;
+            release_unis(me, &tmp);
+        }
+    }
+    if (me_evc_load(e, snap, err, sizeof err) != 0) {
+        st = 400;
+    } else if (uni_change) {
+        st = reserve_unis(me, e, !has_tag(json_object_object_get(e->doc, "uni_a")),
+                          !has_tag(json_object_object_get(e->doc, "uni_z")), err, sizeof err);
+    }
+    if (st) {
+        /* restore the previous document, runtime and reservations */
+        char ignore[64];
+        json_object_put(e->doc);
+        e->doc = old;
+        old = NULL;
+        me_evc_load(e, snap, ignore, sizeof ignore);
+        if (uni_change)
+            reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
+                         sizeof ignore);
+        goto done;
+    }
+    if (strcmp(e->a.dpid, e->z.dpid) != 0 && e->primary.n == 0 && !e->dynamic && e->enabled) {
+        /* keep Kytos' creation rule for updates too */
+        kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) has neither a primary path nor dynamic paths",
+                  e->id);
+    }
+    if (e->active) {
+        if (enable_set && !enable) {
+            me_undeploy(me, e);
+        } else if (redeploy) {
+            me_undeploy(me, e);
+            redeployed = me_deploy(me, e, NULL, 0);
+        }
+    } else if (e->enabled && (enable_set || redeploy)) {
+        redeployed = me_deploy(me, e, NULL, 0);
+    }
+    if (me_evc_sync(me, e) != KYTOS_OK) {
+        st = 500;
+        snprintf(err, sizeof err, "Failed to store the EVC");
+        goto done;
+    }
+    me_publish(me, "updated", e);
+done:
+    if (st) {
+        pthread_mutex_unlock(&e->lock);
+        me_snap_put(snap);
+        json_object_put(old);
+        me_tag_clear(&old_a);
+        me_tag_clear(&old_z);
+        me_evc_unref(e);
+        return kytos_resp_error(req, st, "%s", err);
+    }
+    out = json_object_new_object();
+    json_object_object_add(out, e->id, doc_view(e));
+    json_object_object_add(out, "redeployed", json_object_new_boolean(redeployed));
+    pthread_mutex_unlock(&e->lock);
+    me_snap_put(snap);
+    json_object_put(old);
+    me_tag_clear(&old_a);
+    me_tag_clear(&old_z);
+    me_evc_unref(e);
+    return kytos_resp_json_take(req, 200, out);
+}
+
+/* ---- DELETE v2/evc/{circuit_id} ---- */
+
+static int h_delete(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    const char *id = kytos_req_param(req, "circuit_id");
+    struct me_evc *e = me_evc_get(me, id);
+    struct json_object *out;
+    char text[128];
+
+    if (!e)
+        return kytos_resp_error(req, 404, "circuit_id %s not found", id);
+    pthread_mutex_lock(&e->lock);
+    if (e->archived) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 404, "Circuit %s already removed", id);
+    }
+    me_undeploy(me, e);
+    release_unis(me, e);
+    e->enabled = false;
+    e->active = false;
+    e->archived = true;
+    me_evc_sync(me, e);
+    me_publish(me, "deleted", e);
+    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_lock(&me->lock);
+    if (me_evc_find(me, id) == e)
+        me_evc_remove(me, e);
+    pthread_mutex_unlock(&me->lock);
+    me_evc_unref(e);
+    out = json_object_new_object();
+    snprintf(text, sizeof text, "Circuit %s removed", id);
+    json_object_object_add(out, "response", json_object_new_string(text));
+    return kytos_resp_json_take(req, 200, out);
+}
+
+/* ---- PATCH v2/evc/{circuit_id}/redeploy ---- */
+
+static int h_redeploy(kytos_req *req, void *ud)
+{
+    struct me *me = ud;
+    const char *id = kytos_req_param(req, "circuit_id");
+    struct me_evc *e = me_evc_get(me, id);
+    struct json_object *out;
+    char text[128];
+    unsigned st;
+
+    if (!e)
+        return kytos_resp_error(req, 404, "circuit_id %s not found", id);
+    pthread_mutex_lock(&e->lock);
+    if (e->enabled && !e->archived) {
+        me_undeploy(me, e);
+        me_deploy(me, e, NULL, 0);
+        me_evc_sync(me, e);
+        snprintf(text, sizeof text, "Circuit %s redeploy received.", id);
+        st = 202;
+    } else {
+        snprintf(text, sizeof text, "Circuit %s is disabled.", id);
+        st = 409;
+    }
+    pthread_mutex_unlock(&e->lock);
+    me_evc_unref(e);
+    out = json_object_new_object();
+    json_object_object_add(out, "response", json_object_new_string(text));
+    return kytos_resp_json_take(req, st, out);
+}
+
+int me_rest_evc_register(struct me *me)
+{
+    static const struct {
+        const char *method, *path;
+        kytos_handler h;
+        uint32_t flags;
+    } routes[] = {
+        {"GET", "v2/evc/", h_list, KYTOS_ROUTE_NO_VALIDATE},
+        {"POST", "v2/evc/", h_create, KYTOS_ROUTE_VALIDATE},
+        {"GET", "v2/evc/{circuit_id}", h_get, KYTOS_ROUTE_NO_VALIDATE},
+        {"PATCH", "v2/evc/{circuit_id}", h_update, KYTOS_ROUTE_VALIDATE},
+        {"DELETE", "v2/evc/{circuit_id}", h_delete, KYTOS_ROUTE_NO_VALIDATE},
+        {"PATCH", "v2/evc/{circuit_id}/redeploy", h_redeploy, KYTOS_ROUTE_NO_VALIDATE},
+    };
+    size_t i;
+    int rc;
+
+    for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        rc = kytos_route_add(me->napp, &(struct kytos_route){
+                                           .struct_size = sizeof(struct kytos_route),
+                                           .method = routes[i].method,
+                                           .path = routes[i].path,
+                                           .handler = routes[i].h,
+                                           .ud = me,
+                                           .flags = routes[i].flags,
+                                       });
+        if (rc != KYTOS_OK)
+            return rc;
+    }
+    return KYTOS_OK;
+}
