@@ -317,7 +317,7 @@ static bool compile_discriminator(struct koa_compiler *c, struct koa_node *n,
 {
     json_object *pn, *mapping = NULL, *comps = NULL, *schemas = NULL;
     struct koa_disc *d;
-    size_t cap, i;
+    size_t cap;
 
     if (!json_object_is_type(v, json_type_object) ||
         !json_object_object_get_ex(v, "propertyName", &pn) ||

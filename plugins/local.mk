@@ -2,6 +2,8 @@
 # plugins/<name>/local.mk.  `make` also copies every NApp .so into
 # plugins/napps/, the directory the README's run command points kytosd at.
 include plugins/hello/local.mk
+include plugins/flow_manager/local.mk
+include plugins/mef_eline/local.mk
 
 all-local: napps-dir
 napps-dir: $(napps_LTLIBRARIES)
