@@ -164,5 +164,5 @@ int kh_core_api_register(kh_host *h)
     for (i = 0; i < sizeof t / sizeof t[0]; i++)
         if (kh_host_core_route(h, t[i].method, t[i].path, t[i].fn, h, t[i].flags) != KYTOS_OK)
             return -1;
-    return 0;
+    return kh_metrics_register(h);
 }

@@ -3,6 +3,7 @@
  * on a pool) -> deadline -> response.  See DESIGN.md, "The request path". */
 #include "hostimpl.h"
 #include "log.h"
+#include "ratelimit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,13 @@ static int admit(kytos_req *r)
     int64_t now_in = atomic_fetch_add(&h->in_flight, 1) + 1;
 
     r->counted_inflight = 1;
+    if (h->ratelimit && r->peer[0] && kh_ratelimit_hit(h->ratelimit, r->peer, kh_now_ms()) != 0) {
+        atomic_fetch_add(&h->rejected_429, 1);
+        kh_resp_error(r, 429, "Too Many Requests: more than %u requests per second from %s",
+                      h->rate_limit, r->peer);
+        kh_resp_header(r, "Retry-After", "1");
+        return -1;
+    }
     if (h->concurrency_limit > 0 && now_in > h->concurrency_limit) {
         static atomic_int_fast64_t last_log;
         int64_t now = kh_now_ms();

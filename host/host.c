@@ -2,6 +2,7 @@
 #include "hostimpl.h"
 #include "eventbus.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "store.h"
 #include <errno.h>
 #include <stdio.h>
@@ -151,6 +152,7 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
     h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
     h->concurrency_limit = concurrency_limit(h);
+    h->ratelimit = kh_ratelimit_new(h->rate_limit);
     api_threads = pool_size(cfg, "api", 512);
     h->api_pool = kh_workpool_new("api", api_threads,
                                   (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
@@ -231,6 +233,7 @@ void kh_host_free(kh_host *h)
         free(r);
     }
     kh_registry_free(h);
+    kh_ratelimit_free(h->ratelimit);
     json_object_put(h->disabled);
     kh_config_free(h->config);
     pthread_mutex_destroy(&h->pools_mu);

@@ -113,8 +113,9 @@ struct json_object *kh_response_json(kytos_response *r);
 const char *kh_response_header(const kytos_response *r, const char *name);
 void kh_response_free(kytos_response *r);
 
-/* core_api.c */
+/* core_api.c, metrics.c */
 int kh_core_api_register(kh_host *h);
+int kh_metrics_register(kh_host *h);
 
 /* validate.c: OpenAPI binding */
 int kh_validate_compile(kytos_napp *n, char *err, size_t errlen);

@@ -1,4 +1,5 @@
 /* host/store_bson.c - json-c <-> BSON (see store_bson.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -153,8 +153,9 @@ static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)
     return KYTOS_OK;
 }
 
-/* kytos/of_core.flow_stats.received {"switch": dpid, "flows": [{"id": flow_id, ...}]}:
- * the pending flows of that switch the stats list are installed. */
+/* kytos/of_core.flow_stats.received {"switch": dpid, "replies_flows" (or
+ * "flows"): [{"id": flow_id, ...}]}: the pending flows of that switch the
+ * stats list are installed. */
 static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
@@ -165,8 +166,9 @@ static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
     size_t i, n;
 
     (void)napp;
-    if (!dpid || !json_object_object_get_ex(c, "flows", &flows) ||
-        !json_object_is_type(flows, json_type_array))
+    if (!json_object_object_get_ex(c, "replies_flows", &flows))
+        json_object_object_get_ex(c, "flows", &flows);
+    if (!dpid || !json_object_is_type(flows, json_type_array))
         return KYTOS_OK;
     seen = json_object_new_object();
     n = json_object_array_length(flows);

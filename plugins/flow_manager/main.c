@@ -28,7 +28,7 @@
  *   kytos/of_core.v0x04.messages.in.ofpt_barrier_reply  {"dpid"|"switch"|"source": "<dpid>",
  *       "xid": <barrier xid>}: the added flows of that barrier become "installed".
  *       A switch simulator acknowledges a barrier request with exactly this.
- *   kytos/of_core.flow_stats.received  {"switch": "<dpid>", "flows": [{"id": flow_id}, ...]}:
+ *   kytos/of_core.flow_stats.received  {"switch": "<dpid>", "replies_flows": [{"id": flow_id}]}:
  *       pending flows listed become "installed".
  *   kytos.flow_manager.flows.(install|delete), ...flows.single.(install|delete):
  *       {"dpid", "flow_dict": {"flows": [...]}, "force"} (Kytos' event API).

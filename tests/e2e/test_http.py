@@ -107,6 +107,9 @@ def basics():
         t.ok(st == 200 and js == {"response": "enabled"} and st2 == 200, "enable brings routes back", js)
         st, h, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/nothere/enable")
         t.ok(st == 400 and js == {"response": "not installed"}, "enable of an unknown NApp", js)
+        st, h, js, data = k.request("GET", "/metrics")
+        t.ok(st == 200 and b"kytos_http_requests_total" in data and b'napp="kytos/hello"' in data,
+             "/metrics in Prometheus text", data[:300])
         st, h, js, _ = k.request("GET", "/api/kytos/core/reload/kytos/hello/")
         st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
         t.ok(st == 200 and js == "reloaded" and st2 == 200, "reload", js)
@@ -224,7 +227,29 @@ def overload_and_shutdown():
         k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown):
+def rate_limit():
+    k = Kytosd(napps=["hello.so"], settings={"api_rate_limit": 5})
+    try:
+        codes = []
+        c = k.conn()
+        for _ in range(30):
+            c.request("GET", "/api/kytos/hello/v1/")
+            r = c.getresponse()
+            body = r.read()
+            codes.append((r.status, r.getheader("Retry-After"), body))
+        c.close()
+        limited = [x for x in codes if x[0] == 429]
+        # 5 per one-second window: at most two windows fit in this burst
+        oks = [x for x in codes if x[0] == 200]
+        t.ok(len(oks) <= 10 and len(limited) == 30 - len(oks)
+             and all(x[1] == "1" and b"Too Many Requests" in x[2] for x in limited),
+             "per-client rate limit answers 429", codes[:7])
+    finally:
+        k.stop()
+        k.cleanup()
+
+
+for fn in (basics, loader, overload_and_shutdown, rate_limit):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass
