@@ -2,6 +2,7 @@
  * route -> admission -> body checks -> OpenAPI checks -> handler (inline or
  * on a pool) -> deadline -> response.  See DESIGN.md, "The request path". */
 #include "hostimpl.h"
+#include "guard.h"
 #include "log.h"
 #include "ratelimit.h"
 #include <errno.h>
@@ -314,6 +315,17 @@ static void answer_500(kytos_req *r, int rc)
     r->status = 500;
 }
 
+struct handler_call {
+    const struct kh_route *rt;
+    kytos_req *r;
+};
+
+static int call_handler(void *arg)
+{
+    struct handler_call *c = arg;
+    return c->rt->handler(c->r, c->rt->ud);
+}
+
 static void run_handler(kytos_req *r)
 {
     const struct kh_route *rt = r->match.route;
@@ -328,7 +340,18 @@ static void run_handler(kytos_req *r)
     r->state = KH_REQ_RUNNING;
     pthread_mutex_unlock(&r->mu);
 
-    rc = rt->handler(r, rt->ud);
+    if (rt->napp) {
+        struct handler_call hc = {rt, r};
+        rc = kh_guard_call(rt->napp, call_handler, &hc);
+        if (rc == KYTOS_ECRASHED) {
+            char where[300];
+            snprintf(where, sizeof where, "the handler of %s %s (signal %d)", r->method, rt->path,
+                     kh_guard_last_signal());
+            kh_napp_crashed(rt->napp, where);
+        }
+    } else {
+        rc = rt->handler(r, rt->ud);
+    }
 
     pthread_mutex_lock(&r->mu);
     if (r->state == KH_REQ_TIMED_OUT) {

@@ -20,6 +20,7 @@ const char *kh_strerror(int status)
     case KYTOS_EFILTER: return "bad filter";
     case KYTOS_EIO: return "I/O error";
     case KYTOS_ETOOBIG: return "too big";
+    case -100: return "crashed (fault in NApp code)";
     default: return "unknown status";
     }
 }

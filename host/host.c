@@ -1,6 +1,7 @@
 /* host/host.c - creating, starting, stopping and freeing the host. */
 #include "hostimpl.h"
 #include "eventbus.h"
+#include "guard.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "store.h"
@@ -293,6 +294,7 @@ struct json_object *kh_host_status(kh_host *h)
         json_object_object_add(o, "events", bus);
     if (h->store)
         json_object_object_add(o, "store", kh_store_status(h->store));
+    json_object_object_add(o, "crash_guard", json_object_new_boolean(kh_guard_enabled()));
     json_object_object_add(o, "log_dropped", json_object_new_int64((int64_t)kh_log_dropped()));
     return o;
 }

@@ -40,6 +40,11 @@ void kh_napp_ref(kytos_napp *n);
 void kh_napp_unref(kytos_napp *n);
 /* False once the NApp began unloading: do not start new work in it. */
 int kh_napp_is_active(const kytos_napp *n);
+/* An address inside the NApp's object (for dladdr). */
+const void *kh_napp_desc_addr(const kytos_napp *n);
+/* The NApp faulted in its own code (see guard.h): take it out of service
+ * now, without calling into it again.  Safe from any thread. */
+void kh_napp_crashed(kytos_napp *n, const char *where);
 
 /* ---- requests (same semantics as the kytos_api slots) ---- */
 const char *kh_req_method(const kytos_req *req);

@@ -43,6 +43,7 @@ struct kh_host {
     pthread_mutex_t reg_mu;     /* napps list and records */
     pthread_cond_t refs_cv;     /* a NApp being unloaded lost a reference */
     kytos_napp *napps;          /* enabled NApps in load order */
+    kytos_napp *crashed;        /* faulted NApps, kept mapped until the host goes */
     struct kh_record *records;
     uint64_t generation;
     struct json_object *disabled; /* ids disabled through the REST API */

@@ -27,6 +27,9 @@ struct candidate {
     int done;
 };
 
+static void record_set(kh_host *h, const char *file, const char *id, const char *version,
+                       const char *state, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* ---- kytos_napp basics ---- */
 
 kh_host *kh_napp_host(const kytos_napp *n) { return n->host; }
@@ -39,6 +42,32 @@ int kh_napp_is_active(const kytos_napp *n)
 }
 
 void kh_napp_ref(kytos_napp *n) { atomic_fetch_add(&n->refs, 1); }
+const void *kh_napp_desc_addr(const kytos_napp *n) { return n->desc; }
+
+void kh_napp_crashed(kytos_napp *n, const char *where)
+{
+    kh_host *h = n->host;
+    int expected = KH_NAPP_ENABLED;
+
+    if (!atomic_compare_exchange_strong(&n->state, &expected, KH_NAPP_UNLOADING))
+        return;   /* already going away */
+    kh_log(LOGGER, KH_CRITICAL, "%s crashed in %s; taking it out of service (its code stays "
+           "mapped, its stop hook is not called)", n->id, where);
+    kh_router_remove_owner(h->router, n);
+    pthread_mutex_lock(&h->reg_mu);
+    {
+        kytos_napp **pp = &h->napps;
+        while (*pp && *pp != n)
+            pp = &(*pp)->next;
+        if (*pp == n) {
+            *pp = n->next;
+            n->next = h->crashed;
+            h->crashed = n;     /* the registry's reference moves here */
+        }
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    record_set(h, n->file, n->id, n->version, "crashed", "fault in %s", where);
+}
 
 static void napp_destroy(kytos_napp *n)
 {
@@ -98,8 +127,6 @@ static struct kh_record *record_for(kh_host *h, const char *file)
 }
 
 static void record_set(kh_host *h, const char *file, const char *id, const char *version,
-                       const char *state, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void record_set(kh_host *h, const char *file, const char *id, const char *version,
                        const char *state, const char *fmt, ...)
 {
     struct kh_record *rec;
@@ -122,6 +149,12 @@ static void record_set(kh_host *h, const char *file, const char *id, const char 
 
 void kh_registry_free(kh_host *h)
 {
+    while (h->crashed) {
+        kytos_napp *n = h->crashed;
+        h->crashed = n->next;
+        atomic_store(&n->state, KH_NAPP_UNLOADED);
+        kh_napp_unref(n);
+    }
     while (h->records) {
         struct kh_record *r = h->records;
         h->records = r->next;

@@ -14,7 +14,8 @@ host_libkh_core_la_SOURCES = \
 	host/watcher.h host/store.h host/eventbus.h \
 	host/router.c host/request.c host/json_strict.c host/dispatch.c host/elfcheck.c \
 	host/loader.c host/validate.c host/api_table.c host/host.c host/core_api.c \
-	host/http_server.c host/watcher.c host/ratelimit.c host/ratelimit.h host/metrics.c
+	host/http_server.c host/watcher.c host/ratelimit.c host/ratelimit.h host/metrics.c \
+	host/guard.c host/guard.h
 host_libkh_core_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
 host_libkh_core_la_LIBADD = $(MHD_LIBS) $(JSONC_LIBS)
 

@@ -37,3 +37,16 @@ EXTRA_DIST += tests/store/crash.sh
 tests_store_crash_writer_SOURCES = tests/store/crash_writer.c
 tests_store_crash_writer_CFLAGS = $(AM_CFLAGS)
 tests_store_crash_writer_LDADD = host/libkh_store.la $(JSONC_LIBS)
+
+# MongoDB: the conformance suite against a real server (KYTOS_TEST_MONGODB_URI,
+# skipped without it) and a wire-level test against mockupdb.
+check_PROGRAMS += tests/store/check_store_mongo tests/store/mongo_driver
+TESTS += tests/store/check_store_mongo tests/store/mongo_wire.py
+EXTRA_DIST += tests/store/mongo_wire.py
+tests_store_check_store_mongo_SOURCES = tests/store/check_store_mongo.c \
+	tests/store/conformance.c tests/store/conformance.h
+tests_store_check_store_mongo_CFLAGS = $(TEST_CC)
+tests_store_check_store_mongo_LDADD = $(STORE_TEST_LIBS)
+tests_store_mongo_driver_SOURCES = tests/store/mongo_driver.c
+tests_store_mongo_driver_CFLAGS = $(AM_CFLAGS)
+tests_store_mongo_driver_LDADD = host/libkh_store.la $(JSONC_LIBS)

@@ -31,3 +31,11 @@ tests_openapi_check_json_strict_SOURCES = tests/openapi/check_json_strict.c
 tests_openapi_check_json_strict_CFLAGS = $(TEST_CC) -I$(top_srcdir)/openapi
 tests_openapi_check_json_strict_LDADD = $(OPENAPI_TEST_LIBS)
 TESTS += tests/openapi/check_json_strict
+
+check_PROGRAMS += tests/openapi/jsts_conformance
+tests_openapi_jsts_conformance_SOURCES = tests/openapi/jsts_conformance.c
+tests_openapi_jsts_conformance_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/openapi
+tests_openapi_jsts_conformance_LDADD = openapi/libkytos-openapi-core.la \
+	$(JSONC_LIBS)
+TESTS += tests/openapi/jsts_conformance
+EXTRA_DIST += tests/openapi/jsts-skip.txt

@@ -8,16 +8,20 @@
 void koa_options_resolve(const struct kytos_openapi_options *in,
                          struct kytos_openapi_options *out)
 {
-    memset(out, 0, sizeof *out);
+    struct kytos_openapi_options tmp;
+
+    memset(&tmp, 0, sizeof tmp);
     if (in) {
         /* Copy only what the caller's struct has (an older, smaller
-         * struct leaves the newer fields at 0, i.e. default). */
+         * struct leaves the newer fields at 0, i.e. default).  in may be
+         * out itself. */
         size_t n = in->struct_size;
-        if (n > sizeof *out)
-            n = sizeof *out;
-        if (n > sizeof out->struct_size)
-            memcpy(out, in, n);
+        if (n > sizeof tmp)
+            n = sizeof tmp;
+        if (n > sizeof tmp.struct_size)
+            memcpy(&tmp, in, n);
     }
+    *out = tmp;
     out->struct_size = sizeof *out;
     FILL(max_body_bytes, 1024u * 1024u);
     FILL(max_depth, 64);

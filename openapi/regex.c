@@ -10,11 +10,11 @@
  *     \b stay ASCII as in ECMA.
  *   - \s / \S become ECMA's whitespace set (PCRE2's is ASCII); inside a
  *     class its members are inserted; [..\S..] becomes (?:[..]|[^ws]).
- *   - '.' becomes [^\n\r\x{2028}\x{2029}].
+ *   - '.' becomes [^\n\r\u2028\u2029].
  *   - \v is U+000B (PCRE2: any vertical space); '[' inside a class is a
  *     literal (PCRE2 would read "[:alpha:]" as a POSIX class).
  *   - \p{Long_Name} general categories become PCRE2's short names.
- *   - an escaped surrogate pair \uD83D\uDC32 becomes \x{1F432}.
+ *   - an escaped surrogate pair \uD83D\uDC32 becomes \u{1F432}.
  *   - escapes ECMA does not have (\a \e \A \Z \z \h \R \K \Q ...) and \S
  *     inside a negated class are refused with a clear message.
  * Matching is a search (never anchored), with per-thread match data and
@@ -35,8 +35,10 @@ struct koa_regex {
     char *pcre;
 };
 
-#define WS_MEMBERS "\\t\\n\\x0b\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}" \
-                   "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}"
+/* With ALT_BSUX, PCRE2 reads \uHHHH (and \u{H..} with EXTRA_ALT_BSUX) but
+ * no longer \x{H..}; the translated text uses those forms only. */
+#define WS_MEMBERS "\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a" \
+                   "\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 
 struct gc_name {
     const char *longname, *shortname;
@@ -221,7 +223,7 @@ static void xl_escape(struct xl *x, struct koa_buf *out, bool in_class,
         if (hi >= 0xD800 && hi <= 0xDBFF) {
             lo = u4(x->s + x->i + 6, x->n - x->i - 6);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                koa_buf_printf(out, "\\x{%lx}",
+                koa_buf_printf(out, "\\u{%lx}",
                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
                 x->i += 12;
                 return;
@@ -325,7 +327,7 @@ static char *translate(const char *s, size_t n, char *err, size_t errlen)
         } else if (c == '[') {
             xl_class(&x);
         } else if (c == '.') {
-            koa_buf_adds(&x.out, "[^\\n\\r\\x{2028}\\x{2029}]");
+            koa_buf_adds(&x.out, "[^\\n\\r\\u2028\\u2029]");
             x.i++;
         } else if (c == '(' && x.i + 2 < x.n && s[x.i + 1] == '?' &&
                    s[x.i + 2] != ':' && s[x.i + 2] != '=' && s[x.i + 2] != '!' &&

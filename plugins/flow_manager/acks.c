@@ -159,7 +159,7 @@ static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)
 static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *flows, *filter, *doc, *seen, *recs;
+    struct json_object *c = kytos_event_content(ev), *flows = NULL, *filter, *doc, *seen, *recs;
     const char *dpid = ev_dpid(c);
     struct kytos_error err = {0};
     kytos_cursor *cur = NULL;

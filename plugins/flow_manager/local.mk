@@ -18,3 +18,10 @@ plugins/flow_manager/openapi_spec.c: $(srcdir)/plugins/flow_manager/openapi.yml 
 BUILT_SOURCES += plugins/flow_manager/openapi_spec.c
 CLEANFILES += plugins/flow_manager/openapi_spec.c
 EXTRA_DIST += plugins/flow_manager/openapi.yml
+
+# Unit tests through the in-process test host (needs topology.so and simnet.so).
+check_PROGRAMS += tests/napps/test_flow_manager
+TESTS += tests/napps/test_flow_manager
+tests_napps_test_flow_manager_SOURCES = tests/napps/test_flow_manager.c
+tests_napps_test_flow_manager_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_flow_manager_LDADD = libkytos-test.la $(TEST_LIBS)

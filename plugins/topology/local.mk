@@ -17,3 +17,11 @@ plugins/topology/openapi_spec.c: $(srcdir)/plugins/topology/openapi.yml $(top_sr
 BUILT_SOURCES += plugins/topology/openapi_spec.c
 CLEANFILES += plugins/topology/openapi_spec.c
 EXTRA_DIST += plugins/topology/openapi.yml
+
+check_PROGRAMS += tests/napps/test_topology
+TESTS += tests/napps/test_topology
+tests_napps_test_topology_SOURCES = tests/napps/test_topology.c
+tests_napps_test_topology_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"' \
+	-DFIXTURE_DIR='"$(abs_top_srcdir)/tests/napps"'
+tests_napps_test_topology_LDADD = libkytos-test.la $(TEST_LIBS)
+EXTRA_DIST += tests/napps/test_topology_ring3.json tests/napps/test_topology_ring5.json

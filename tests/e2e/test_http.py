@@ -227,6 +227,28 @@ def overload_and_shutdown():
         k.cleanup()
 
 
+def crash_guard():
+    k = Kytosd(napps=["hello.so", "testkit.so"])
+    try:
+        _, _, js, _ = k.request("GET", "/api/kytos/core/status/")
+        if not js.get("crash_guard"):
+            print("ok %d # SKIP sanitizer build: faults are the sanitizer's" % (t.n + 1))
+            t.n += 1
+            return
+        st, h, js, data = k.request("GET", "/api/kytos/testkit/crash")
+        st2, _, js2, _ = k.request("GET", "/api/kytos/core/status/")
+        st3, _, _, _ = k.request("GET", "/api/kytos/testkit/slow?ms=1")
+        st4, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+        t.ok(st == 500 and st2 == 200 and js2["napps"]["kytos/testkit"]["state"] == "crashed"
+             and st3 == 404 and st4 == 200,
+             "a NApp that segfaults gets a 500 and is taken out; kytosd keeps serving",
+             (st, js2 and js2["napps"], st3, st4, k.logtext()))
+    finally:
+        rc = k.stop()
+        t.ok(rc == 0, "clean exit after a contained crash", k.logtext())
+        k.cleanup()
+
+
 def rate_limit():
     k = Kytosd(napps=["hello.so"], settings={"api_rate_limit": 5})
     try:
@@ -249,7 +271,7 @@ def rate_limit():
         k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown, rate_limit):
+for fn in (basics, loader, overload_and_shutdown, crash_guard, rate_limit):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass

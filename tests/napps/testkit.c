@@ -94,6 +94,16 @@ static int call_hello(kytos_req *req, void *ud)
     return kytos_resp_json_take(req, 200, o);
 }
 
+/* A NApp bug: a write through a null pointer. */
+static int crash(kytos_req *req, void *ud)
+{
+    volatile int *volatile p = NULL;
+    (void)req;
+    (void)ud;
+    *p = 1;
+    return KYTOS_OK;
+}
+
 static int add(kytos_napp *n, const char *method, const char *path, kytos_handler h, unsigned t)
 {
     return kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
@@ -107,7 +117,8 @@ static int testkit_init(kytos_napp *n, char **errmsg)
     if (add(n, "GET", "slow", slow, 0) || add(n, "GET", "deferred", deferred, 0) ||
         add(n, "GET", "fail", fail, 0) || add(n, "GET", "silent", silent, 0) ||
         add(n, "GET", "timeout", slow, 200) || add(n, "POST", "echo", echo, 0) ||
-        add(n, "GET", "call_hello", call_hello, 0) || add(n, "GET", "typed/{n:int}", slow, 0))
+        add(n, "GET", "call_hello", call_hello, 0) || add(n, "GET", "typed/{n:int}", slow, 0) ||
+        add(n, "GET", "crash", crash, 0))
         return KYTOS_ERROR;
     return KYTOS_OK;
 }

@@ -1,0 +1,391 @@
+/* tests/napps/test_flow_manager.c - kytos/flow_manager through the
+ * in-process test host, over simnet's 3-switch ring (topology + simnet +
+ * flow_manager loaded): POST/DELETE codes and Kytos' texts, stored_flows
+ * and its filters, Kytos' ids, uint64 cookies, installs confirmed by
+ * simnet's barrier replies. */
+#include "check_tap.h"
+#include <kytos/kytos.h>
+#include <kytos/test.h>
+#include <stdio.h>
+#include <string.h>
+
+#define S1 "00:00:00:00:00:00:00:01"
+#define S2 "00:00:00:00:00:00:00:02"
+#define S3 "00:00:00:00:00:00:00:03"
+#define FM "/api/kytos/flow_manager/"
+/* the benchmark's body (scenarios 2 and 3) */
+#define BENCH_BODY                                                                                \
+    "{\"force\":true,\"flows\":[{\"priority\":10,\"match\":{\"in_port\":1,\"dl_vlan\":100},"      \
+    "\"actions\":[{\"action_type\":\"output\",\"port\":1}]}]}"
+/* md5 of json.dumps(..., sort_keys=True) as Kytos computes them for it on S1 */
+#define BENCH_MATCH_ID "2aeeed5fc69a5197b7a4a45a8f1de6f9"
+#define BENCH_FLOW_ID "55b34c5229bb74353d6e4d25202ca69c"
+
+static kytos_test_host *th;
+
+static const char conf[] = "[kytos/topology]\n"
+                           "link_up_timer = 0\n"
+                           "[kytos/simnet]\n"
+                           "flow_stats_interval = 0\n";
+
+static void setup(void)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
+    th = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(th);
+    ck_assert_msg(kytos_test_load(th, NAPP_DIR "/topology.so") == 0, "%s",
+                  kytos_test_last_error(th));
+    ck_assert_msg(kytos_test_load(th, NAPP_DIR "/flow_manager.so") == 0, "%s",
+                  kytos_test_last_error(th));
+    ck_assert_msg(kytos_test_load(th, NAPP_DIR "/simnet.so") == 0, "%s",
+                  kytos_test_last_error(th));
+    ck_assert_int_eq(kytos_test_start(th), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+static void teardown(void)
+{
+    kytos_test_host_free(th);
+}
+
+static kytos_test_resp *req(const char *method, const char *path, const char *body)
+{
+    kytos_test_resp *r = kytos_test_request(th, method, path, body);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+/* status of a request, the response freed */
+static unsigned status_of(const char *method, const char *path, const char *body)
+{
+    kytos_test_resp *r = req(method, path, body);
+    unsigned st = kytos_test_resp_status(r);
+    kytos_test_resp_free(r);
+    return st;
+}
+
+static const char *description(kytos_test_resp *r)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(kytos_test_resp_json(r), "description", &v))
+        return "";
+    return json_object_get_string(v);
+}
+
+static void expect_error(const char *method, const char *path, const char *body, unsigned status,
+                         const char *text_prefix)
+{
+    kytos_test_resp *r = req(method, path, body);
+    ck_assert_uint_eq(kytos_test_resp_status(r), status);
+    ck_assert_msg(strncmp(description(r), text_prefix, strlen(text_prefix)) == 0,
+                  "description '%s' does not start with '%s'", description(r), text_prefix);
+    kytos_test_resp_free(r);
+}
+
+/* GET stored_flows?query -> the array of dpid (NULL when absent); the
+ * response is kept in *keep for the caller to free. */
+static struct json_object *stored(const char *query, const char *dpid, kytos_test_resp **keep)
+{
+    char path[512];
+    struct json_object *list = NULL;
+    snprintf(path, sizeof path, FM "v2/stored_flows%s", query);
+    *keep = req("GET", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(*keep), 200);
+    json_object_object_get_ex(kytos_test_resp_json(*keep), dpid, &list);
+    return list;
+}
+
+static const char *field(struct json_object *o, const char *k)
+{
+    struct json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "";
+}
+
+START_TEST(post_202_stores_with_kytos_ids_and_gets_installed)
+{
+    kytos_test_resp *r = req("POST", FM "v2/flows/" S1, BENCH_BODY), *s;
+    size_t len = 0;
+    const char *body = kytos_test_resp_body(r, &len);
+    struct json_object *list, *doc;
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), 202);
+    ck_assert_str_eq(body, "{\"response\":\"FlowMod Messages Sent\"}");
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* one FlowMod and one barrier went out; simnet's reply confirmed them */
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_barrier_request"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.pending"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 1);
+
+    list = stored("?dpid=" S1, S1, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    doc = json_object_array_get_idx(list, 0);
+    ck_assert_str_eq(field(doc, "id"), BENCH_MATCH_ID);
+    ck_assert_str_eq(field(doc, "flow_id"), BENCH_FLOW_ID);
+    ck_assert_str_eq(field(doc, "switch"), S1);
+    ck_assert_str_eq(field(doc, "state"), "installed");
+    ck_assert(!json_object_object_get_ex(doc, "_id", NULL));
+    ck_assert(json_object_object_get_ex(doc, "inserted_at", NULL));
+    kytos_test_resp_free(s);
+
+    /* the same match again overwrites the same document */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?dpid=" S1, S1, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
+START_TEST(installed_flows_are_listed)
+{
+    kytos_test_resp *r;
+    struct json_object *sw, *flows, *f;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2, BENCH_BODY), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    r = req("GET", FM "v2/flows/" S2, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), S2, &sw));
+    ck_assert(json_object_object_get_ex(sw, "flows", &flows));
+    ck_assert_uint_eq(json_object_array_length(flows), 1);
+    f = json_object_array_get_idx(flows, 0);
+    ck_assert_str_eq(field(f, "switch"), S2);
+    ck_assert(json_object_object_get_ex(f, "instructions", NULL));
+    ck_assert(json_object_object_get_ex(f, "stats", NULL));
+    kytos_test_resp_free(r);
+
+    r = req("GET", FM "v2/flows", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), S1, NULL));
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), S3, NULL));
+    kytos_test_resp_free(r);
+    expect_error("GET", FM "v2/flows/00:00:00:00:00:00:00:99", NULL, 404, "Switch not found");
+}
+END_TEST
+
+START_TEST(unknown_switch_is_404_dpid_not_found)
+{
+    kytos_test_resp *r = req("POST", FM "v2/flows/00:00:00:00:00:00:00:99", BENCH_BODY);
+    struct json_object *d;
+    ck_assert_uint_eq(kytos_test_resp_status(r), 404);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "description", &d));
+    ck_assert_str_eq(field(d, "response"), "dpid not found.");
+    kytos_test_resp_free(r);
+    r = req("POST", FM "v2/flows",
+            "{\"switches\":[\"00:00:00:00:00:00:00:99\"],\"flows\":[{\"priority\":1}]}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 404);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+START_TEST(disconnected_switch_is_424_unless_force)
+{
+    kytos_test_resp *s;
+    struct json_object *list;
+    const char *body = "{\"flows\":[{\"priority\":7,\"match\":{\"in_port\":2},"
+                       "\"actions\":[{\"action_type\":\"output\",\"port\":3}]}]}";
+
+    ck_assert_uint_eq(status_of("POST", "/api/kytos/simnet/v1/switches/" S2 "/disconnect", NULL),
+                      200);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_error("POST", FM "v2/flows/" S2, body, 424,
+                 "switch 00:00:00:00:00:00:00:02 isn't connected");
+    /* Kytos stores before it sends: the flow stays pending */
+    list = stored("?dpid=" S2 "&state=pending", S2, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
+                                "{\"force\":true,\"flows\":[{\"priority\":8}]}"),
+                      202);
+}
+END_TEST
+
+START_TEST(bad_bodies_are_400_with_kytos_texts)
+{
+    static const char *const text_ct[] = {"Content-Type: text/plain", NULL};
+    kytos_test_resp *r;
+
+    expect_error("POST", FM "v2/flows/" S1, "{}", 400, "The request body doesn't have any flows");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[]}", 400,
+                 "The request body doesn't have any flows");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{}]}", 400,
+                 "The request body doesn't have any flows");
+    expect_error("POST", FM "v2/flows/" S1, "[1]", 400, "Invalid payload: [1]");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"cookie_mask\":1}]}", 400,
+                 "cookie_mask shouldn't be set when adding flows. flow: {'cookie_mask': 1}");
+    expect_error("DELETE", FM "v2/flows/" S1, "{\"flows\":[{\"cookie\":1}]}", 400,
+                 "cookie is set, cookie_mask should be set too when deleting flows.");
+    expect_error("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"actions\":[{\"action_type\":\"bogus\"}]}]}", 400,
+                 "It couldn't serialize flow_dict: 'bogus'");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"priority\":\"high\"}]}", 400,
+                 "flow, priority: Input should be a valid integer");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"priority\":70000}]}", 400,
+                 "flow, priority: Input should be less than or equal to 65535");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"cookie\":-1}]}", 400,
+                 "flow, cookie: Input should be greater than or equal to 0");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"match\":{\"dl_vlan\":\"x/y\"}}]}",
+                 400, "flow, match, dl_vlan: Value error, must be an integer or an integer with a mask");
+    expect_error("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"actions\":[],\"instructions\":[],\"priority\":1}]}", 400,
+                 "flow: Value error");
+    expect_error("POST", FM "v2/flows", "{\"switches\":\"" S1 "\",\"flows\":[{\"priority\":1}]}",
+                 400, "Switches should be in a list.");
+    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"priority\":1}", 400, "Invalid json");
+
+    r = kytos_test_request_h(th, "POST", FM "v2/flows/" S1, BENCH_BODY, text_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 415);
+    kytos_test_resp_free(r);
+    /* nothing was stored by the refused requests */
+    r = req("GET", FM "v2/stored_flows", NULL);
+    ck_assert_int_eq(json_object_object_length(kytos_test_resp_json(r)), 0);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+START_TEST(cookie_uint64_round_trip_and_ranges)
+{
+    kytos_test_resp *s;
+    struct json_object *list, *flow, *c;
+    size_t len;
+    const char *text;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S3,
+                                "{\"flows\":[{\"priority\":5,\"cookie\":18446744073709551615,"
+                                "\"match\":{\"in_port\":1},\"actions\":[{\"action_type\":"
+                                "\"output\",\"port\":2}]},{\"priority\":6,\"cookie\":"
+                                "12249790986447749120,\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?cookie_range=18446744073709551615&cookie_range=18446744073709551615", S3, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    ck_assert(json_object_object_get_ex(json_object_array_get_idx(list, 0), "flow", &flow));
+    ck_assert(json_object_object_get_ex(flow, "cookie", &c));
+    ck_assert(json_object_get_uint64(c) == UINT64_MAX);
+    text = kytos_test_resp_body(s, &len);
+    ck_assert_ptr_nonnull(strstr(text, "18446744073709551615"));
+    kytos_test_resp_free(s);
+
+    /* two ranges, both cookies; sorted by priority, highest first */
+    list = stored("?cookie_range=12249790986447749120&cookie_range=12249790986447749120"
+                  "&cookie_range=18446744073709551615&cookie_range=18446744073709551615",
+                  S3, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 2);
+    json_object_object_get_ex(json_object_array_get_idx(list, 0), "flow", &flow);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(flow, "priority")), 6);
+    kytos_test_resp_free(s);
+
+    list = stored("?cookie_range=0&cookie_range=10", S3, &s);
+    ck_assert_ptr_null(list);
+    kytos_test_resp_free(s);
+    expect_error("GET", FM "v2/stored_flows?cookie_range=1", NULL, 400,
+                 "Expected cookies length to be even");
+    expect_error("GET", FM "v2/stored_flows?cookie_range=a&cookie_range=2", NULL, 400,
+                 "cookie_range values must be integers");
+}
+END_TEST
+
+START_TEST(stored_flows_filters_by_dpid_and_state)
+{
+    kytos_test_resp *s;
+    struct json_object *list;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows",
+                                "{\"switches\":[\"" S1 "\",\"" S2 "\"],\"flows\":[{\"priority\":"
+                                "3,\"match\":{\"in_port\":3}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    s = req("GET", FM "v2/stored_flows?dpid=" S1, NULL);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(s), S1, NULL));
+    ck_assert(!json_object_object_get_ex(kytos_test_resp_json(s), S2, NULL));
+    kytos_test_resp_free(s);
+    list = stored("?dpid=" S1 "&dpid=" S2 "&state=installed", S2, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+    list = stored("?state=deleted", S1, &s);
+    ck_assert_ptr_null(list);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
+START_TEST(delete_soft_deletes_matching_flows)
+{
+    kytos_test_resp *s;
+    struct json_object *list;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":9,\"cookie\":12249790986447749121,"
+                                "\"match\":{\"in_port\":4,\"dl_vlan\":7}},{\"priority\":9,"
+                                "\"cookie\":5,\"match\":{\"in_port\":5}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("DELETE", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"cookie\":12249790986447749121,"
+                                "\"cookie_mask\":18446744073709551615}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=deleted", S1, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+    list = stored("?state=installed", S1, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+    /* a delete by match (non-strict): in_port 5 goes too */
+    ck_assert_uint_eq(status_of("POST", FM "v2/delete/" S1,
+                                "{\"flows\":[{\"match\":{\"in_port\":5}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=installed&state=pending", S1, &s);
+    ck_assert_ptr_null(list);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
+START_TEST(flows_by_switch_installs_on_each)
+{
+    kytos_test_resp *s;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows_by_switch?force=true",
+                                "{\"" S1 "\":{\"flows\":[{\"priority\":11}]},\"" S3
+                                "\":{\"flows\":[{\"priority\":12},{\"priority\":13}]}}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(json_object_array_length(stored("?state=installed", S3, &s)), 2);
+    kytos_test_resp_free(s);
+    expect_error("POST", FM "v2/flows_by_switch?force=maybe", "{}", 400, "Expected force");
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows_by_switch",
+                                "{\"00:00:00:00:00:00:00:99\":{\"flows\":[{\"priority\":1}]}}"),
+                      404);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("flow_manager");
+    TCase *tc = tcase_create("napp");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, post_202_stores_with_kytos_ids_and_gets_installed);
+    tcase_add_test(tc, installed_flows_are_listed);
+    tcase_add_test(tc, unknown_switch_is_404_dpid_not_found);
+    tcase_add_test(tc, disconnected_switch_is_424_unless_force);
+    tcase_add_test(tc, bad_bodies_are_400_with_kytos_texts);
+    tcase_add_test(tc, cookie_uint64_round_trip_and_ranges);
+    tcase_add_test(tc, stored_flows_filters_by_dpid_and_state);
+    tcase_add_test(tc, delete_soft_deletes_matching_flows);
+    tcase_add_test(tc, flows_by_switch_installs_on_each);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return kytos_check_run(suite());
+}

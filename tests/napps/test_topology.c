@@ -1,0 +1,775 @@
+/* tests/napps/test_topology.c - kytos/topology through the in-process test
+ * host, fed by kytos/simnet: GET v3/ byte for byte against
+ * ../shared/fixtures/gen_topology.py (saved as test_topology_ring*.json),
+ * enable/disable, metadata, deletes, link down/up, the link-up timer,
+ * persistence across a host restart, hostile events. */
+#include "check_tap.h"
+#include <kytos/kytos.h>
+#include <kytos/test.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOPO_SO NAPP_DIR "/topology.so"
+#define SIMNET_SO NAPP_DIR "/simnet.so"
+#define API "/api/kytos/topology/v3/"
+#define SIM "/api/kytos/simnet/v1/"
+
+#define S1 "00:00:00:00:00:00:00:01"
+#define S2 "00:00:00:00:00:00:00:02"
+#define S3 "00:00:00:00:00:00:00:03"
+#define L12 "78282c4d5b579265f04ebadc4405ca1b49628eb1d684bb45e5d0607fa8b713d0" /* s1:3-s2:2 */
+#define L23 "4d42dc0852278accac7d9df15418f6d921db160b13d674029a87cef1b5f67f30" /* s2:3-s3:2 */
+#define L13 "c8b55359990f89a5849813dc348d30e9e1f991bad1dcb7f82112bd35429d9b07" /* s1:4-s3:3 */
+
+#define CONF_FAST "[kytos/topology]\nlink_up_timer = 0\n"
+
+static kytos_test_host *th;
+
+static kytos_test_host *host_with(const char *conf, const char *data_dir, bool simnet)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = conf, .data_dir = data_dir};
+    kytos_test_host *h = kytos_test_host_new(&o);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(kytos_test_load(h, TOPO_SO) == 0, "topology: %s", kytos_test_last_error(h));
+    if (simnet)
+        ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
+    return h;
+}
+
+static void setup(void)
+{
+    th = host_with(CONF_FAST, NULL, true);
+}
+
+static void teardown(void)
+{
+    kytos_test_host_free(th);
+    th = NULL;
+}
+
+static char *read_fixture(const char *name, size_t *len)
+{
+    char path[512];
+    FILE *f;
+    char *buf;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/%s", FIXTURE_DIR, name);
+    f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    while (n > 0 && buf[n - 1] == '\n')
+        n--;  /* gen_topology.py ends with a newline */
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Request, check the status, keep the response for the caller. */
+static kytos_test_resp *call(const char *method, const char *path, const char *body, unsigned status)
+{
+    kytos_test_resp *r = kytos_test_request(th, method, path, body);
+    size_t len = 0;
+
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(kytos_test_resp_status(r) == status, "%s %s: %u, want %u: %.300s", method, path,
+                  kytos_test_resp_status(r), status, kytos_test_resp_body(r, &len));
+    return r;
+}
+
+/* Request expecting an error body with this description. */
+static void expect_error(const char *method, const char *path, const char *body, unsigned status,
+                         const char *description)
+{
+    kytos_test_resp *r = call(method, path, body, status);
+    struct json_object *j = kytos_test_resp_json(r), *d = NULL, *c = NULL;
+
+    ck_assert_ptr_nonnull(j);
+    ck_assert(json_object_object_get_ex(j, "description", &d));
+    ck_assert(json_object_object_get_ex(j, "code", &c));
+    ck_assert_str_eq(json_object_get_string(d), description);
+    ck_assert_int_eq(json_object_get_int(c), (int)status);
+    kytos_test_resp_free(r);
+}
+
+/* Request expecting the JSON string body text. */
+static void expect_ok(const char *method, const char *path, const char *body, unsigned status,
+                      const char *text)
+{
+    kytos_test_resp *r = call(method, path, body, status);
+    struct json_object *j = kytos_test_resp_json(r);
+
+    ck_assert(json_object_is_type(j, json_type_string));
+    ck_assert_str_eq(json_object_get_string(j), text);
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+/* GET v3/ parsed; the caller puts it. */
+static struct json_object *topology(void)
+{
+    kytos_test_resp *r = call("GET", API, NULL, 200);
+    struct json_object *j = kytos_test_resp_json(r), *t = NULL, *copy = NULL;
+
+    ck_assert(json_object_object_get_ex(j, "topology", &t));
+    ck_assert_int_eq(json_object_deep_copy(t, &copy, NULL), 0);
+    kytos_test_resp_free(r);
+    return copy;
+}
+
+static struct json_object *path_get(struct json_object *o, const char *a, const char *b, const char *c)
+{
+    struct json_object *v = o;
+
+    if (a)
+        ck_assert_msg(json_object_object_get_ex(v, a, &v), "missing %s", a);
+    if (b)
+        ck_assert_msg(json_object_object_get_ex(v, b, &v), "missing %s", b);
+    if (c)
+        ck_assert_msg(json_object_object_get_ex(v, c, &v), "missing %s", c);
+    return v;
+}
+
+static const char *link_status(const char *link_id)
+{
+    static char buf[16];
+    struct json_object *t = topology();
+
+    snprintf(buf, sizeof(buf), "%s", json_object_get_string(path_get(t, "links", link_id, "status")));
+    json_object_put(t);
+    return buf;
+}
+
+static bool get_bool3(const char *a, const char *b, const char *c)
+{
+    struct json_object *t = topology();
+    bool v = json_object_get_boolean(path_get(t, a, b, c));
+
+    json_object_put(t);
+    return v;
+}
+
+static const char *last_reason(const char *event)
+{
+    size_t n = kytos_test_published_count(th, event);
+    struct json_object *c, *r = NULL;
+
+    ck_assert_uint_gt(n, 0);
+    c = kytos_test_published(th, event, n - 1);
+    ck_assert(json_object_object_get_ex(c, "reason", &r));
+    return json_object_get_string(r);
+}
+
+/* ---- GET v3/ shape ---- */
+
+START_TEST(ring3_is_byte_for_byte_the_fixture)
+{
+    size_t want_len, len = 0;
+    char *want = read_fixture("test_topology_ring3.json", &want_len);
+    kytos_test_resp *r = call("GET", API, NULL, 200);
+    const char *body = kytos_test_resp_body(r, &len);
+
+    ck_assert_str_eq(kytos_test_resp_header(r, "Content-Type"), "application/json");
+    ck_assert_uint_eq(len, want_len);
+    ck_assert_msg(memcmp(body, want, len) == 0, "GET v3/ differs from gen_topology.py");
+    kytos_test_resp_free(r);
+    /* both slash forms */
+    r = call("GET", "/api/kytos/topology/v3", NULL, 200);
+    body = kytos_test_resp_body(r, &len);
+    ck_assert_uint_eq(len, want_len);
+    ck_assert(memcmp(body, want, len) == 0);
+    kytos_test_resp_free(r);
+    free(want);
+}
+END_TEST
+
+START_TEST(ring5_setting_matches_fixture)
+{
+    kytos_test_host_free(th);
+    th = host_with(CONF_FAST "[kytos/simnet]\nswitches = 5\n", NULL, true);
+    size_t want_len, len = 0;
+    char *want = read_fixture("test_topology_ring5.json", &want_len);
+    kytos_test_resp *r = call("GET", API, NULL, 200);
+    const char *body = kytos_test_resp_body(r, &len);
+
+    ck_assert_uint_eq(len, want_len);
+    ck_assert_msg(memcmp(body, want, len) == 0, "GET v3/ differs from gen_topology.py --switches 5");
+    kytos_test_resp_free(r);
+    free(want);
+}
+END_TEST
+
+START_TEST(switches_interfaces_links_are_the_parts)
+{
+    size_t want_len;
+    char *want = read_fixture("test_topology_ring3.json", &want_len);
+    struct json_object *fx = json_tokener_parse(want), *fsw, *flk, *j;
+    kytos_test_resp *r;
+    int n_intf = 0;
+
+    fsw = path_get(fx, "topology", "switches", NULL);
+    flk = path_get(fx, "topology", "links", NULL);
+    r = call("GET", API "switches", NULL, 200);
+    ck_assert(json_object_equal(path_get(kytos_test_resp_json(r), "switches", NULL, NULL), fsw));
+    kytos_test_resp_free(r);
+    r = call("GET", API "links", NULL, 200);
+    ck_assert(json_object_equal(path_get(kytos_test_resp_json(r), "links", NULL, NULL), flk));
+    kytos_test_resp_free(r);
+    r = call("GET", API "interfaces", NULL, 200);
+    j = path_get(kytos_test_resp_json(r), "interfaces", NULL, NULL);
+    json_object_object_foreach(fsw, dpid, sw) {
+        json_object_object_foreach(path_get(sw, "interfaces", NULL, NULL), id, intf) {
+            struct json_object *got = NULL;
+            ck_assert_msg(json_object_object_get_ex(j, id, &got), "missing %s of %s", id, dpid);
+            ck_assert(json_object_equal(got, intf));
+            n_intf++;
+        }
+    }
+    ck_assert_int_eq(n_intf, 13);
+    ck_assert_int_eq(json_object_object_length(j), 13);
+    kytos_test_resp_free(r);
+    json_object_put(fx);
+    free(want);
+}
+END_TEST
+
+START_TEST(discovery_events)
+{
+    struct json_object *c, *v;
+
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.topology_loaded"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.enabled"), 3);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 3);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.interface.created"), 13);
+    ck_assert_uint_gt(kytos_test_published_count(th, "kytos/topology.updated"), 0);
+    ck_assert_str_eq(last_reason("kytos/topology.link_up"), "link up");
+    c = kytos_test_published(th, "kytos/topology.link_up", 0);
+    ck_assert(json_object_object_get_ex(c, "link", &v));
+    ck_assert_str_eq(json_object_get_string(path_get(v, "status", NULL, NULL)), "UP");
+    /* the last topology.updated carries the whole topology */
+    c = kytos_test_published(th, "kytos/topology.updated",
+                             kytos_test_published_count(th, "kytos/topology.updated") - 1);
+    ck_assert_int_eq(json_object_object_length(path_get(c, "topology", "switches", NULL)), 3);
+    ck_assert_int_eq(json_object_object_length(path_get(c, "topology", "links", NULL)), 3);
+    c = kytos_test_published(th, "kytos/topology.topology_loaded", 0);
+    ck_assert(json_object_object_get_ex(c, "failed_switches", NULL));
+    ck_assert(json_object_object_get_ex(c, "failed_links", NULL));
+}
+END_TEST
+
+/* ---- switches ---- */
+
+START_TEST(switch_disable_enable)
+{
+    struct json_object *t, *c;
+
+    expect_ok("POST", API "switches/" S1 "/disable", NULL, 201, "Operation successful");
+    t = topology();
+    ck_assert(!json_object_get_boolean(path_get(t, "switches", S1, "enabled")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "status")), "DISABLED");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "status_reason")), "[\"disabled\"]");
+    ck_assert(!json_object_get_boolean(path_get(t, "links", L12, "enabled")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DISABLED");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L13, "status")), "DISABLED");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L23, "status")), "UP");
+    json_object_put(t);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.disabled"), 1);
+    c = kytos_test_published(th, "kytos/topology.switch.disabled", 0);
+    ck_assert_str_eq(json_object_get_string(path_get(c, "dpid", NULL, NULL)), S1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.disabled"), 2);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 2);
+    ck_assert_str_eq(last_reason("kytos/topology.link_down"), "link disabled");
+
+    /* enabling the switch alone does not bring its interfaces back */
+    expect_ok("POST", API "switches/" S1 "/enable", NULL, 201, "Operation successful");
+    ck_assert(get_bool3("switches", S1, "enabled"));
+    ck_assert_str_eq(link_status(L12), "DISABLED");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.enabled"), 4);
+    expect_ok("POST", API "interfaces/switch/" S1 "/enable", NULL, 200, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "DISABLED"); /* the link itself is still disabled */
+    expect_ok("POST", API "links/" L12 "/enable", NULL, 201, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "UP");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 4);
+    ck_assert_str_eq(last_reason("kytos/topology.link_up"), "link enabled");
+
+    expect_error("POST", API "switches/00:00:00:00:00:00:00:99/enable", NULL, 404, "Switch not found");
+    expect_error("POST", API "switches/00:00:00:00:00:00:00:99/disable", NULL, 404, "Switch not found");
+}
+END_TEST
+
+START_TEST(switch_delete_rules)
+{
+    expect_error("DELETE", API "switches/00:00:00:00:00:00:00:99", NULL, 404, "Switch not found.");
+    expect_error("DELETE", API "switches/" S1, NULL, 409, "Switch should be disabled.");
+    expect_ok("POST", API "switches/" S1 "/disable", NULL, 201, "Operation successful");
+    expect_error("DELETE", API "switches/" S1, NULL, 409,
+                 "Switch should not have links. Link found " L12 ".");
+    expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "links/" L13, NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "switches/" S1, NULL, 200, "Operation successful");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.deleted"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.deleted"), 2);
+    expect_error("GET", API "switches/" S1 "/metadata", NULL, 404, "Switch not found");
+}
+END_TEST
+
+START_TEST(switch_metadata)
+{
+    static const char *const text_plain[] = {"Content-Type: text/plain", NULL};
+    kytos_test_resp *r;
+    struct json_object *c;
+
+    expect_ok("POST", API "switches/" S2 "/metadata", "{\"lat\":\"-10.5\",\"owner\":{\"a\":[1,2]}}",
+              201, "Operation successful");
+    r = call("GET", API "switches/" S2 "/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{\"lat\":\"-10.5\",\"owner\":{\"a\":[1,2]}}}");
+    kytos_test_resp_free(r);
+    c = kytos_test_published(th, "kytos/topology.switches.metadata.added", 0);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(json_object_get_string(path_get(c, "switch", "id", NULL)), S2);
+    ck_assert_str_eq(json_object_get_string(path_get(c, "metadata", "lat", NULL)), "-10.5");
+    /* lat alone is not enough: GET v3/ fills both in */
+    {
+        struct json_object *t = topology();
+        ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S2, "metadata")),
+                         "{ \"lat\": \"0.0\", \"owner\": { \"a\": [ 1, 2 ] }, \"lng\": \"-20.0\" }");
+        json_object_put(t);
+    }
+    expect_ok("DELETE", API "switches/" S2 "/metadata/owner", NULL, 200, "Operation successful");
+    expect_error("DELETE", API "switches/" S2 "/metadata/owner", NULL, 404, "Metadata not found");
+    expect_error("DELETE", API "switches/00:00:00:00:00:00:00:99/metadata/x", NULL, 404,
+                 "Switch not found");
+    expect_error("GET", API "switches/00:00:00:00:00:00:00:99/metadata", NULL, 404, "Switch not found");
+    expect_error("POST", API "switches/00:00:00:00:00:00:00:99/metadata", "{\"a\":1}", 404,
+                 "Switch not found");
+    expect_error("POST", API "switches/" S2 "/metadata", "[1,2]", 400,
+                 "Invalid metadata value: {metadata}");
+    expect_error("POST", API "switches/" S2 "/metadata", "\"text\"", 400,
+                 "Invalid metadata value: {metadata}");
+    r = kytos_test_request_h(th, "POST", API "switches/" S2 "/metadata", "{\"a\":1}", text_plain);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 415);
+    ck_assert_str_eq(json_object_get_string(path_get(kytos_test_resp_json(r), "description", NULL, NULL)),
+                     "Expected Content-Type: application/json, got: text/plain");
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switches.metadata.removed"), 1);
+}
+END_TEST
+
+START_TEST(metadata_bad_json_is_400)
+{
+    kytos_test_resp *r = kytos_test_request(th, "POST", API "switches/" S1 "/metadata", "{\"a\":");
+    const char *d;
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    d = json_object_get_string(path_get(kytos_test_resp_json(r), "description", NULL, NULL));
+    ck_assert_msg(strncmp(d, "Invalid json", 12) == 0, "%s", d);
+    kytos_test_resp_free(r);
+    r = kytos_test_request(th, "POST", API "switches/" S1 "/metadata", "{\"a\":1} x");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    kytos_test_resp_free(r);
+    r = kytos_test_request(th, "POST", API "switches/" S1 "/metadata", "");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    kytos_test_resp_free(r);
+    /* nothing was stored */
+    r = call("GET", API "switches/" S1 "/metadata", NULL, 200);
+    ck_assert_int_eq(json_object_object_length(path_get(kytos_test_resp_json(r), "metadata", NULL, NULL)), 0);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+/* ---- interfaces ---- */
+
+START_TEST(interface_enable_disable)
+{
+    expect_ok("POST", API "interfaces/" S1 ":3/disable", NULL, 200, "Operation successful");
+    ck_assert(!get_bool3("switches", S1, "interfaces") || true);
+    {
+        struct json_object *t = topology();
+        struct json_object *i = path_get(t, "switches", S1, "interfaces");
+        ck_assert(json_object_object_get_ex(i, S1 ":3", &i));
+        ck_assert(!json_object_get_boolean(path_get(i, "enabled", NULL, NULL)));
+        ck_assert_str_eq(json_object_get_string(path_get(i, "status", NULL, NULL)), "DISABLED");
+        ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DISABLED");
+        json_object_put(t);
+    }
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.interface.disabled"), 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 1);
+    expect_error("POST", API "links/" L12 "/enable", NULL, 409, S1 ":3 needs enabling.");
+    expect_ok("POST", API "interfaces/" S1 ":3/enable", NULL, 200, "Operation successful");
+    expect_ok("POST", API "links/" L12 "/enable", NULL, 201, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "UP");
+
+    expect_error("POST", API "interfaces/" S1 ":99/enable", NULL, 404, "Switch " S1 " interface 99 not found");
+    expect_error("POST", API "interfaces/" S1 ":99/disable", NULL, 404, "Switch " S1 " interface 99 not found");
+    expect_error("POST", API "interfaces/00:00:00:00:00:00:00:99:1/enable", NULL, 404, "Switch not found");
+    expect_error("POST", API "interfaces/nocolon/disable", NULL, 404, "Switch not found");
+    expect_error("POST", API "interfaces/" S1 ":x/disable", NULL, 400, "Invalid interface_id " S1 ":x");
+    expect_error("POST", API "interfaces/switch/00:00:00:00:00:00:00:99/enable", NULL, 404, "Switch not found");
+
+    /* a disabled switch: interfaces cannot be enabled */
+    expect_ok("POST", API "switches/" S3 "/disable", NULL, 201, "Operation successful");
+    expect_error("POST", API "interfaces/switch/" S3 "/enable", NULL, 409, "Enable Switch first");
+    expect_error("POST", API "interfaces/" S3 ":1/enable", NULL, 409, "Enable Switch first");
+    expect_ok("POST", API "interfaces/switch/" S2 "/disable", NULL, 200, "Operation successful");
+    ck_assert_str_eq(link_status(L23), "DISABLED");
+}
+END_TEST
+
+START_TEST(interface_metadata)
+{
+    kytos_test_resp *r;
+
+    expect_ok("POST", API "interfaces/" S1 ":1/metadata", "{\"speed_note\":1.5}", 201,
+              "Operation successful");
+    r = call("GET", API "interfaces/" S1 ":1/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{\"speed_note\":1.5}}");
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.interfaces.metadata.added"), 1);
+    expect_ok("DELETE", API "interfaces/" S1 ":1/metadata/speed_note", NULL, 200, "Operation successful");
+    expect_error("DELETE", API "interfaces/" S1 ":1/metadata/speed_note", NULL, 404, "Metadata not found");
+    expect_error("GET", API "interfaces/" S1 ":77/metadata", NULL, 404, "Interface not found");
+    expect_error("GET", API "interfaces/00:00:00:00:00:00:00:99:1/metadata", NULL, 404, "Switch not found");
+    expect_error("GET", API "interfaces/" S1 ":a/metadata", NULL, 400, "Invalid interface_id " S1 ":a");
+    expect_error("DELETE", API "interfaces/" S1 ":a/metadata/k", NULL, 400, "Invalid interface_id " S1 ":a");
+    expect_error("POST", API "interfaces/" S1 ":77/metadata", "{\"a\":1}", 404, "Interface not found");
+    expect_error("POST", API "interfaces/" S1 ":1/metadata", "3", 400, "Invalid metadata value: {metadata}");
+}
+END_TEST
+
+START_TEST(interface_delete_rules)
+{
+    expect_error("DELETE", API "interfaces/" S1 ":x", NULL, 400, "Invalid interface id.");
+    expect_error("DELETE", API "interfaces/00:00:00:00:00:00:00:99:1", NULL, 404, "Switch not found.");
+    expect_error("DELETE", API "interfaces/" S1 ":77", NULL, 404, "Interface not found.");
+    expect_error("DELETE", API "interfaces/" S1 ":1", NULL, 409,
+                 "Interface could not be deleted. Reason: It is enabled or active.");
+    expect_ok("POST", API "interfaces/" S1 ":3/disable", NULL, 200, "Operation successful");
+    expect_ok("POST", SIM "interfaces/" S1 ":3/down", NULL, 200, "Operation successful");
+    expect_error("DELETE", API "interfaces/" S1 ":3", NULL, 409,
+                 "Interface could not be deleted. Reason: It has a link, " L12 ".");
+    /* LOCAL is down already: disable it and it can go */
+    expect_ok("POST", API "interfaces/" S1 ":4294967294/disable", NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "interfaces/" S1 ":4294967294", NULL, 200, "Operation Successful");
+    expect_error("GET", API "interfaces/" S1 ":4294967294/metadata", NULL, 404, "Interface not found");
+}
+END_TEST
+
+/* ---- links ---- */
+
+START_TEST(link_metadata_and_delete)
+{
+    kytos_test_resp *r;
+    size_t before = kytos_test_published_count(th, "kytos/topology.updated");
+
+    expect_ok("POST", API "links/" L23 "/metadata", "{\"bandwidth\":10,\"ownership\":\"red\"}", 201,
+              "Operation successful");
+    ck_assert_uint_gt(kytos_test_published_count(th, "kytos/topology.updated"), before);
+    r = call("GET", API "links/" L23 "/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{\"bandwidth\":10,\"ownership\":\"red\"}}");
+    kytos_test_resp_free(r);
+    expect_ok("DELETE", API "links/" L23 "/metadata/bandwidth", NULL, 200, "Operation successful");
+    expect_error("DELETE", API "links/" L23 "/metadata/bandwidth", NULL, 404, "Metadata not found");
+    expect_error("GET", API "links/nope/metadata", NULL, 404, "Link not found");
+    expect_error("POST", API "links/nope/metadata", "{}", 404, "Link not found");
+    expect_error("DELETE", API "links/nope/metadata/x", NULL, 404, "Link not found");
+    expect_error("POST", API "links/nope/enable", NULL, 404, "Link not found");
+    expect_error("POST", API "links/nope/disable", NULL, 404, "Link not found");
+    expect_error("DELETE", API "links/nope", NULL, 404, "Link not found.");
+    expect_error("DELETE", API "links/" L23, NULL, 409, "Link is not disabled.");
+    expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
+    ck_assert_str_eq(last_reason("kytos/topology.link_down"), "link disabled");
+    expect_ok("DELETE", API "links/" L23, NULL, 200, "Operation successful");
+    {
+        struct json_object *t = topology(), *i;
+        ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), L23, NULL));
+        i = path_get(t, "switches", S2, "interfaces");
+        ck_assert(json_object_object_get_ex(i, S2 ":3", &i));
+        ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), "");
+        ck_assert(!json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
+        json_object_put(t);
+    }
+}
+END_TEST
+
+/* ---- link down/up driven by simnet ---- */
+
+START_TEST(simnet_link_down_up)
+{
+    struct json_object *t, *c;
+
+    expect_ok("POST", SIM "links/" L13 "/down", NULL, 200, "Operation successful");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L13, "status")), "DOWN");
+    ck_assert(!json_object_get_boolean(path_get(t, "links", L13, "active")));
+    ck_assert(json_object_get_boolean(path_get(t, "links", L13, "enabled")));
+    json_object_put(t);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 1);
+    ck_assert_str_eq(last_reason("kytos/topology.link_down"), "link down");
+    c = kytos_test_published(th, "kytos/topology.link_down", 0);
+    ck_assert_str_eq(json_object_get_string(path_get(c, "link", "id", NULL)), L13);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.interface.down"), 2);
+
+    expect_ok("POST", SIM "links/" L13 "/up", NULL, 200, "Operation successful");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_str_eq(link_status(L13), "UP");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 4);
+    ck_assert_str_eq(last_reason("kytos/topology.link_up"), "link up");
+
+    /* one port down is enough */
+    expect_ok("POST", SIM "interfaces/" S2 ":2/down", NULL, 200, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "DOWN");
+    expect_ok("POST", SIM "interfaces/" S2 ":2/up", NULL, 200, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "UP");
+}
+END_TEST
+
+START_TEST(simnet_switch_disconnect_and_add)
+{
+    kytos_test_resp *r;
+    struct json_object *t;
+    const char *new_link;
+
+    expect_ok("POST", SIM "switches/" S3 "/disconnect", NULL, 200, "Operation successful");
+    t = topology();
+    ck_assert(!json_object_get_boolean(path_get(t, "switches", S3, "active")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S3, "status")), "DOWN");
+    json_object_put(t);
+    expect_ok("POST", SIM "switches/" S3 "/connect", NULL, 200, "Operation successful");
+    ck_assert(get_bool3("switches", S3, "active"));
+
+    r = call("POST", SIM "switches", "{\"dpid\":\"00:00:00:00:00:00:00:0a\",\"host_ports\":1,\"peers\":[\"" S2 "\"]}", 201);
+    new_link = json_object_get_string(json_object_array_get_idx(path_get(kytos_test_resp_json(r), "links", NULL, NULL), 0));
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_str_eq(link_status(new_link), "UP");
+    t = topology();
+    ck_assert_int_eq(json_object_object_length(path_get(t, "switches", NULL, NULL)), 4);
+    ck_assert_int_eq(json_object_object_length(path_get(t, "links", NULL, NULL)), 4);
+    json_object_put(t);
+    kytos_test_resp_free(r);
+
+    /* removing it: the peer port goes down, the link with it */
+    expect_ok("DELETE", SIM "switches/00:00:00:00:00:00:00:0a", NULL, 200, "Operation successful");
+    t = topology();
+    ck_assert(!json_object_get_boolean(path_get(t, "switches", "00:00:00:00:00:00:00:0a", "active")));
+    json_object_put(t);
+}
+END_TEST
+
+/* ---- the link-up timer ---- */
+
+START_TEST(link_up_timer_holds_links_down)
+{
+    struct json_object *t;
+
+    kytos_test_host_free(th);
+    th = host_with("[kytos/topology]\nlink_up_timer = 0.4\n", NULL, true);
+    t = topology();
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+    ck_assert(json_object_get_boolean(path_get(t, "links", L12, "active")));
+    json_object_put(t);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 0);
+    usleep(1000 * 1000);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_str_eq(link_status(L12), "UP");
+    ck_assert_str_eq(link_status(L23), "UP");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 3);
+}
+END_TEST
+
+/* ---- persistence ---- */
+
+START_TEST(restart_restores_from_store)
+{
+    char dir[] = "/tmp/topo-test-XXXXXX";
+    struct json_object *t, *c, *i;
+    kytos_test_resp *r;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_with(CONF_FAST, dir, true);
+    expect_ok("POST", API "switches/" S3 "/disable", NULL, 201, "Operation successful");
+    expect_ok("POST", API "switches/" S1 "/metadata", "{\"site\":\"ampath\"}", 201, "Operation successful");
+    expect_ok("POST", API "interfaces/" S2 ":1/metadata", "{\"role\":\"uni\"}", 201, "Operation successful");
+    expect_ok("POST", API "links/" L12 "/metadata", "{\"delay\":7}", 201, "Operation successful");
+    kytos_test_host_free(th);
+
+    /* topology alone: everything is back, inactive until the switches connect */
+    th = host_with(CONF_FAST, dir, false);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.topology_loaded"), 1);
+    c = kytos_test_published(th, "kytos/topology.topology_loaded", 0);
+    ck_assert_int_eq(json_object_object_length(path_get(c, "topology", "switches", NULL)), 3);
+    ck_assert_int_eq(json_object_object_length(path_get(c, "failed_switches", NULL, NULL)), 0);
+    ck_assert_int_eq(json_object_object_length(path_get(c, "failed_links", NULL, NULL)), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.port.created"), 13);
+    t = topology();
+    ck_assert_int_eq(json_object_object_length(path_get(t, "links", NULL, NULL)), 3);
+    ck_assert(!json_object_get_boolean(path_get(t, "switches", S1, "active")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "connection")), "");
+    ck_assert(json_object_is_type(path_get(t, "switches", S1, "ofp_version"), json_type_null));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "software")), "3.1.0");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "metadata")),
+                     "{ \"site\": \"ampath\", \"lat\": \"0.0\", \"lng\": \"-30.0\" }");
+    ck_assert(!json_object_get_boolean(path_get(t, "switches", S3, "enabled")));
+    ck_assert(json_object_get_boolean(path_get(t, "switches", S2, "enabled")));
+    ck_assert(!json_object_get_boolean(path_get(t, "links", L13, "enabled")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "metadata")), "{ \"delay\": 7 }");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+    i = path_get(t, "switches", S2, "interfaces");
+    ck_assert(json_object_object_get_ex(i, S2 ":1", &i));
+    ck_assert_str_eq(json_object_get_string(path_get(i, "metadata", "role", NULL)), "uni");
+    ck_assert(!json_object_get_boolean(path_get(i, "active", NULL, NULL)));
+    ck_assert_str_eq(json_object_get_string(path_get(i, "speed", NULL, NULL)), "1250000000.0");
+    json_object_put(t);
+    kytos_test_host_free(th);
+
+    /* with simnet again: active, and the same ring with what was changed */
+    th = host_with(CONF_FAST, dir, true);
+    t = topology();
+    ck_assert(json_object_get_boolean(path_get(t, "switches", S1, "active")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "UP");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L23, "status")), "DISABLED");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S1, "connection")), "127.0.0.1:52439");
+    json_object_put(t);
+    r = call("GET", API "switches/" S1 "/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{\"site\":\"ampath\"}}");
+    kytos_test_resp_free(r);
+    kytos_test_host_free(th);
+    th = NULL;
+    {
+        char cmd[64];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
+/* ---- hostile events ---- */
+
+START_TEST(hostile_events_change_nothing)
+{
+    static const char *const bad[][2] = {
+        {"kytos/core.switch.new", "{\"switch\":42}"},
+        {"kytos/core.switch.new", "{\"switch\":{\"dpid\":\"\"}}"},
+        {"kytos/core.switch.new", "{\"switch\":{\"dpid\":\"has space\"}}"},
+        {"kytos/core.switch.new", "[1,2,3]"},
+        {"kytos/core.switch.new", NULL},
+        {"kytos/of_core.switch.interfaces.created", "{\"interfaces\":\"x\"}"},
+        {"kytos/of_core.switch.interfaces.created", "{\"interfaces\":[1,null,{\"id\":\"x\"},{\"id\":\"99:99:1\"}]}"},
+        {"kytos/of_core.switch.interfaces.created",
+         "{\"interfaces\":[{\"switch\":\"" S1 "\",\"port_number\":-1},{\"switch\":\"" S1 "\",\"port_number\":99999999999}]}"},
+        {"kytos/of_core.switch.interface.link_down", "{\"interface\":{\"id\":\"" S1 ":abc\"}}"},
+        {"kytos/of_core.switch.interface.link_down", "{\"interface\":7}"},
+        {"kytos/of_lldp.interface.is.nni", "{\"interface_a\":{\"id\":\"" S1 ":1\"},\"interface_b\":{\"id\":\"" S1 ":1\"}}"},
+        {"kytos/of_lldp.interface.is.nni", "{\"interface_a\":{\"id\":\"" S1 ":1\"},\"interface_b\":{\"id\":\"nope:9\"}}"},
+        {"kytos/of_lldp.interface.is.nni", "{}"},
+        {"kytos/of_lldp.liveness.up", "{\"interface_a\":1,\"interface_b\":[]}"},
+        {"kytos/of_lldp.liveness.disabled", "{\"interfaces\":{}}"},
+        {"topology.interruption.start", "{\"type\":5,\"links\":\"x\"}"},
+        {"topology.interruption.end", "{\"type\":\"maintenance\",\"links\":[1,\"nope\"]}"},
+        {"kytos/core.connection.lost", "{\"dpid\":[]}"},
+        {"kytos/of_lldp.network_status.updated", "{\"interface_ids\":[null,3]}"},
+    };
+    size_t want_len, len = 0;
+    char *want = read_fixture("test_topology_ring3.json", &want_len);
+    kytos_test_resp *r;
+
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+        ck_assert_int_eq(kytos_test_publish(th, bad[k][0], bad[k][1]), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    r = call("GET", API, NULL, 200);
+    ck_assert_uint_eq(len = 0, 0);
+    kytos_test_resp_body(r, &len);
+    ck_assert_uint_eq(len, want_len);
+    ck_assert(memcmp(kytos_test_resp_body(r, &len), want, len) == 0);
+    kytos_test_resp_free(r);
+    free(want);
+}
+END_TEST
+
+START_TEST(liveness_sets_link_metadata)
+{
+    kytos_test_resp *r;
+
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.liveness.up",
+                                        "{\"interface_a\":{\"id\":\"" S2 ":2\"},\"interface_b\":{\"id\":\"" S1 ":3\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    r = call("GET", API "links/" L12 "/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{\"liveness_status\":\"up\"}}");
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.liveness.disabled",
+                                        "{\"interfaces\":[{\"id\":\"" S1 ":3\"}]}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    r = call("GET", API "links/" L12 "/metadata", NULL, 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(kytos_test_resp_json(r), JSON_C_TO_STRING_PLAIN),
+                     "{\"metadata\":{}}");
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+START_TEST(bad_settings_refuse_the_napp)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = "[kytos/topology]\nlink_up_timer = \"soon\"\n"};
+    kytos_test_host *h = kytos_test_host_new(&o);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_lt(kytos_test_load(h, TOPO_SO), 0);
+    ck_assert_ptr_nonnull(strstr(kytos_test_last_error(h), "link_up_timer"));
+    kytos_test_host_free(h);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("topology");
+    TCase *tc = tcase_create("topology");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, ring3_is_byte_for_byte_the_fixture);
+    tcase_add_test(tc, ring5_setting_matches_fixture);
+    tcase_add_test(tc, switches_interfaces_links_are_the_parts);
+    tcase_add_test(tc, discovery_events);
+    tcase_add_test(tc, switch_disable_enable);
+    tcase_add_test(tc, switch_delete_rules);
+    tcase_add_test(tc, switch_metadata);
+    tcase_add_test(tc, metadata_bad_json_is_400);
+    tcase_add_test(tc, interface_enable_disable);
+    tcase_add_test(tc, interface_metadata);
+    tcase_add_test(tc, interface_delete_rules);
+    tcase_add_test(tc, link_metadata_and_delete);
+    tcase_add_test(tc, simnet_link_down_up);
+    tcase_add_test(tc, simnet_switch_disconnect_and_add);
+    tcase_add_test(tc, link_up_timer_holds_links_down);
+    tcase_add_test(tc, restart_restores_from_store);
+    tcase_add_test(tc, hostile_events_change_nothing);
+    tcase_add_test(tc, liveness_sets_link_metadata);
+    tcase_add_test(tc, bad_settings_refuse_the_napp);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return kytos_check_run(suite());
+}
