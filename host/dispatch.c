@@ -276,8 +276,7 @@ static int check_body(kytos_req *r)
         kh_resp_error(r, 415, "Expected Content-Type: application/json, got: %s", ct ? ct : "None");
         return -1;
     }
-    r->json = kh_json_parse_strict(r->body, r->body_len, err, sizeof err);
-    if (!r->json) {
+    if (kh_json_parse_strict(r->body, r->body_len, &r->json, err, sizeof err) != 0) {
         kh_resp_error(r, 400, "Invalid json: %s", err);
         return -1;
     }
@@ -577,8 +576,8 @@ struct json_object *kh_response_json(kytos_response *r)
         return NULL;
     if (!r->json_parsed) {
         r->json_parsed = 1;
-        if (r->body && r->len)
-            r->json = kh_json_parse_strict(r->body, r->len, err, sizeof err);
+        if (r->body && r->len && kh_json_parse_strict(r->body, r->len, &r->json, err, sizeof err) != 0)
+            r->json = NULL;
     }
     return r->json;
 }

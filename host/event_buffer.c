@@ -18,6 +18,7 @@ struct kh_buffer {
     size_t cap, head, count;
     uint64_t next_seq;
     int closed, aborted;
+    unsigned getters, putters;  /* threads waiting: signal only when someone waits */
     size_t high_water;
     uint64_t put, got, full, timeouts, refused, dropped;
 };
@@ -117,7 +118,8 @@ static void push_locked(kh_buffer *b, struct kh_ev *e)
     b->put++;
     if (b->count > b->high_water)
         b->high_water = b->count;
-    pthread_cond_signal(&b->not_empty);
+    if (b->getters)
+        pthread_cond_signal(&b->not_empty);
 }
 
 static struct kh_ev *pop_locked(kh_buffer *b)
@@ -165,14 +167,17 @@ int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms)
             b->full++;
             break;
         }
+        b->putters++;
         if (timeout_ms < 0) {
             pthread_cond_wait(&b->not_full, &b->mu);
         } else if (pthread_cond_timedwait(&b->not_full, &b->mu, &dl) == ETIMEDOUT &&
                    !b->closed && b->count >= b->limit) {
             rc = KYTOS_ETIMEDOUT;
             b->timeouts++;
-            break;
         }
+        b->putters--;
+        if (rc)
+            break;
     }
     if (rc == 0 && b->closed) {
         rc = KYTOS_EUNAVAIL;
@@ -209,12 +214,16 @@ struct kh_ev *kh_buffer_get(kh_buffer *b)
     struct kh_ev *e = NULL;
 
     pthread_mutex_lock(&b->mu);
-    while (b->count == 0 && !b->closed && !b->aborted)
+    while (b->count == 0 && !b->closed && !b->aborted) {
+        b->getters++;
         pthread_cond_wait(&b->not_empty, &b->mu);
+        b->getters--;
+    }
     if (b->count > 0 && !b->aborted) {
         e = pop_locked(b);
         b->got++;
-        pthread_cond_signal(&b->not_full);
+        if (b->putters)
+            pthread_cond_signal(&b->not_full);
     }
     pthread_mutex_unlock(&b->mu);
     return e;

@@ -28,9 +28,19 @@
 
 #define ALT_STACK_SIZE (64 * 1024)
 
+static __thread int tls_sig;
+
+#ifdef GUARD_OFF
+int kh_guard_enabled(void) { return 0; }
+int kh_guard_call(kytos_napp *n, int (*fn)(void *), void *arg)
+{
+    (void)n;
+    return fn(arg);
+}
+#else
+
 static __thread sigjmp_buf *tls_jb;
 static __thread kytos_napp *tls_napp;
-static __thread int tls_sig;
 static __thread int tls_altstack;
 static pthread_key_t alt_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -92,14 +102,7 @@ static void install(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
-int kh_guard_enabled(void)
-{
-#ifdef GUARD_OFF
-    return 0;
-#else
-    return 1;
-#endif
-}
+int kh_guard_enabled(void) { return 1; }
 
 static void ensure_altstack(void)
 {
@@ -118,10 +121,6 @@ static void ensure_altstack(void)
 
 int kh_guard_call(kytos_napp *n, int (*fn)(void *), void *arg)
 {
-#ifdef GUARD_OFF
-    (void)n;
-    return fn(arg);
-#else
     sigjmp_buf jb, *saved_jb = tls_jb;
     kytos_napp *saved_napp = tls_napp;
     volatile int rc;
@@ -140,7 +139,7 @@ int kh_guard_call(kytos_napp *n, int (*fn)(void *), void *arg)
     tls_jb = saved_jb;
     tls_napp = saved_napp;
     return rc;
-#endif
 }
+#endif /* GUARD_OFF */
 
 int kh_guard_last_signal(void) { return tls_sig; }

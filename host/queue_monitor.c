@@ -39,17 +39,25 @@ static void pop_front(struct kh_qmon_window *w)
     w->count--;
 }
 
-/* Python's repr of a float: the shortest text that reads back the same. */
+/* Python's repr of a float: the fewest significant digits that read back
+ * the same, in fixed notation for exponents -4..15 ("4.5", "10.0"). */
 static void py_float(double v, char *out, size_t len)
 {
-    int prec;
+    char sci[32];
+    int prec, exp10;
 
     for (prec = 1; prec <= 17; prec++) {
-        snprintf(out, len, "%.*g", prec, v);
-        if (strtod(out, NULL) == v)
+        snprintf(sci, sizeof sci, "%.*e", prec - 1, v);
+        if (strtod(sci, NULL) == v)
             break;
     }
-    if (!strpbrk(out, ".eEn"))
+    exp10 = atoi(strchr(sci, 'e') + 1);
+    if (exp10 < -4 || exp10 >= 16) {
+        snprintf(out, len, "%s", sci);
+        return;
+    }
+    snprintf(out, len, "%.*f", prec - 1 - exp10 > 0 ? prec - 1 - exp10 : 0, v);
+    if (!strchr(out, '.'))
         strncat(out, ".0", len - strlen(out) - 1);
 }
 
@@ -128,6 +136,8 @@ struct kh_qmon {
     struct kh_qmon_window **w;
     size_t n;
     unsigned sample_ms;
+    kh_qmon_log_fn log;
+    void *log_ud;
     pthread_t thread;
     int started, stopping;
 };
@@ -165,6 +175,14 @@ int kh_qmon_add(kh_qmon *q, const struct kh_mon_conf *mc, kh_qsize_fn fn, void *
     return 0;
 }
 
+void kh_qmon_set_log(kh_qmon *q, kh_qmon_log_fn fn, void *ud)
+{
+    pthread_mutex_lock(&q->mu);
+    q->log = fn;
+    q->log_ud = ud;
+    pthread_mutex_unlock(&q->mu);
+}
+
 static void *sample_main(void *arg)
 {
     kh_qmon *q = arg;
@@ -176,7 +194,7 @@ static void *sample_main(void *arg)
     while (!q->stopping) {
         for (i = 0; i < q->n; i++) {
             struct kh_qmon_window *w = q->w[i];
-            kh_qmon_window_step(w, kh_real_us(), (long)w->qsize(w->ctx), NULL, NULL);
+            kh_qmon_window_step(w, kh_real_us(), (long)w->qsize(w->ctx), q->log, q->log_ud);
         }
         next += (int64_t)q->sample_ms * 1000;
         kh_deadline_at_us(&ts, next);

@@ -44,6 +44,8 @@ typedef struct kh_qmon kh_qmon;
 
 kh_qmon *kh_qmon_new(unsigned sample_ms);
 int kh_qmon_add(kh_qmon *q, const struct kh_mon_conf *mc, kh_qsize_fn fn, void *ctx);
+/* Send report lines to fn instead of kh_log (tests).  Before kh_qmon_start. */
+void kh_qmon_set_log(kh_qmon *q, kh_qmon_log_fn fn, void *ud);
 int kh_qmon_start(kh_qmon *q);
 void kh_qmon_stop(kh_qmon *q);
 void kh_qmon_free(kh_qmon *q);

@@ -110,8 +110,10 @@ void kh_req_set_error(kytos_req *r, unsigned status, const char *description);
 void kh_req_set_overload(kytos_req *r, unsigned status, const char *text, int retry_after);
 /* Add a header without the state check; the caller holds r->mu. */
 void kh_resp_header_force(kytos_req *r, const char *name, const char *value);
-/* Strict JSON (json_strict.c): NULL with a Python-json-like message. */
-struct json_object *kh_json_parse_strict(const char *text, size_t len, char *err, size_t errlen);
+/* Strict JSON (json_strict.c): 0 and *out (NULL for the text "null"), or
+ * -1 with a Python-json-like message. */
+int kh_json_parse_strict(const char *text, size_t len, struct json_object **out, char *err,
+                         size_t errlen);
 /* Serialise JSON the way Kytos does (compact, UTF-8 as is). */
 char *kh_json_dump(struct json_object *o, size_t *len);
 

@@ -50,3 +50,9 @@ tests_store_check_store_mongo_LDADD = $(STORE_TEST_LIBS)
 tests_store_mongo_driver_SOURCES = tests/store/mongo_driver.c
 tests_store_mongo_driver_CFLAGS = $(AM_CFLAGS)
 tests_store_mongo_driver_LDADD = host/libkh_store.la $(JSONC_LIBS)
+
+# make bench: embedded store throughput (the lead wires it into the bench target).
+noinst_PROGRAMS += bench/store_bench
+bench_store_bench_SOURCES = bench/store_bench.c
+bench_store_bench_CFLAGS = $(AM_CFLAGS)
+bench_store_bench_LDADD = host/libkh_store.la $(JSONC_LIBS)

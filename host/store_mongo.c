@@ -45,10 +45,42 @@ struct mg_store {
 };
 
 static pthread_once_t mg_once = PTHREAD_ONCE_INIT;
+/* libmongoc logs through one process-wide handler: the last store opened
+ * with a log callback receives them (there is one store per host). */
+static pthread_mutex_t mg_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static void (*mg_log_fn)(void *, int, const char *);
+static void *mg_log_ud;
+
+static void mg_log_handler(mongoc_log_level_t level, const char *domain, const char *message, void *ud)
+{
+    void (*fn)(void *, int, const char *);
+    void *fud;
+    char line[600];
+    int lvl;
+
+    (void)ud;
+    switch (level) {
+    case MONGOC_LOG_LEVEL_ERROR: lvl = 50; break;
+    case MONGOC_LOG_LEVEL_CRITICAL: lvl = 40; break;
+    case MONGOC_LOG_LEVEL_WARNING: lvl = 30; break;
+    case MONGOC_LOG_LEVEL_MESSAGE:
+    case MONGOC_LOG_LEVEL_INFO: lvl = 20; break;
+    default: return; /* debug and trace: far too chatty */
+    }
+    pthread_mutex_lock(&mg_log_mu);
+    fn = mg_log_fn;
+    fud = mg_log_ud;
+    pthread_mutex_unlock(&mg_log_mu);
+    if (!fn)
+        return;
+    snprintf(line, sizeof(line), "store: libmongoc %s: %s", domain ? domain : "", message ? message : "");
+    fn(fud, lvl, line);
+}
 
 static void mg_init_once(void)
 {
     mongoc_init(); /* once per process; libmongoc cleans up at exit by itself */
+    mongoc_log_set_handler(mg_log_handler, NULL);
 }
 
 /* ---- errors ---- */
@@ -148,6 +180,9 @@ static int build_uri(struct mg_store *s, const struct kh_store_opts *opts, struc
         (rc = env_int("MONGO_SOCKET_TIMEOUTMS", 30000, 1, &sock, err)) < 0 ||
         (rc = env_int("MONGO_IDX_TIMEOUTMS", 30000, 1, &idx, err)) < 0)
         return rc;
+    /* MONGO_MIN_POOLSIZE is checked but not passed on: libmongoc's
+     * minPoolSize destroys pooled clients above it (not a floor; deprecated) */
+    (void)minp;
     s->op_timeout_ms = op;
     s->idx_timeout_ms = idx;
     if (opts && opts->mongo_uri && opts->mongo_uri[0]) {
@@ -166,9 +201,9 @@ static int build_uri(struct mg_store *s, const struct kh_store_opts *opts, struc
         snprintf(s->seeds, sizeof(s->seeds), "%s", seeds);
         snprintf(s->dbname, sizeof(s->dbname), "%s", db);
         snprintf(text, sizeof(text),
-                 "mongodb://%s/?maxPoolSize=%d&minPoolSize=%d&serverSelectionTimeoutMS=%d"
+                 "mongodb://%s/?maxPoolSize=%d&serverSelectionTimeoutMS=%d"
                  "&socketTimeoutMS=%d&connectTimeoutMS=%d&appname=kytos-c",
-                 seeds, maxp, minp, sel, sock, sel < 10000 ? sel : 10000);
+                 seeds, maxp, sel, sock, sel < 10000 ? sel : 10000);
         if (!(s->uri = mongoc_uri_new_with_error(text, &e)))
             return kh_store_err(err, KYTOS_EINVAL, "MONGO_HOST_SEEDS '%.100s': %s", seeds, e.message);
         mongoc_uri_set_database(s->uri, db);
@@ -761,6 +796,12 @@ int kh_store_mongo_open(struct kh_store_backend **out, const struct kh_store_opt
 
     *out = NULL;
     pthread_once(&mg_once, mg_init_once);
+    if (opts && opts->log) {
+        pthread_mutex_lock(&mg_log_mu);
+        mg_log_fn = opts->log;
+        mg_log_ud = opts->log_ud;
+        pthread_mutex_unlock(&mg_log_mu);
+    }
     if (!(s = calloc(1, sizeof(*s))))
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     s->base.ops = &mg_ops;

@@ -207,8 +207,7 @@ int kytos_test_publish(kytos_test_host *th, const char *name, const char *conten
     int rc;
 
     if (content_json) {
-        c = kh_json_parse_strict(content_json, strlen(content_json), err, sizeof err);
-        if (!c) {
+        if (kh_json_parse_strict(content_json, strlen(content_json), &c, err, sizeof err) != 0) {
             fprintf(stderr, "kytos_test_publish: bad content JSON: %s\n", err);
             return KYTOS_EINVAL;
         }

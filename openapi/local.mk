@@ -10,7 +10,9 @@ openapi_libkytos_openapi_core_la_SOURCES = \
 	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
 	openapi/json_strict.c openapi/yaml_load.c openapi/regex.c \
 	openapi/pyrepr.c openapi/format.c openapi/schema.h \
-	openapi/schema_compile.c openapi/validate.c
+	openapi/schema_compile.c openapi/validate.c openapi/spec.h \
+	openapi/spec.c openapi/route.c openapi/params.h openapi/params.c \
+	openapi/request.c openapi/lint.c
 openapi_libkytos_openapi_core_la_CFLAGS = $(AM_CFLAGS) $(FYAML_CFLAGS) \
 	$(PCRE2_CFLAGS)
 openapi_libkytos_openapi_core_la_LIBADD = $(FYAML_LIBS) $(PCRE2_LIBS) \
@@ -22,6 +24,10 @@ openapi_libkytos_openapi_la_LIBADD = openapi/libkytos-openapi-core.la
 openapi_libkytos_openapi_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-export-symbols-regex '^kytos_openapi_'
 kytosinclude_HEADERS += include/kytos/openapi.h
+
+bin_PROGRAMS += openapi/kytos-openapi
+openapi_kytos_openapi_SOURCES = openapi/cli.c
+openapi_kytos_openapi_LDADD = openapi/libkytos-openapi.la $(JSONC_LIBS)
 
 # ---- tests ----------------------------------------------------------
 OPENAPI_TEST_LIBS = openapi/libkytos-openapi-core.la $(TEST_LIBS)

@@ -34,7 +34,7 @@ struct koa_param {
 };
 
 struct koa_media {
-    const char *type;           /* "application/json", "application/*" */
+    const char *type;           /* "application/json", a wildcard ... */
     struct koa_node *schema;    /* may be NULL */
     bool json;
 };

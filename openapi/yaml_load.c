@@ -812,7 +812,10 @@ int koa_yaml_load(const char *text, size_t len,
     }
     fy_diag_set_collect_errors(fdiag, true);
     memset(&cfg, 0, sizeof cfg);
-    cfg.flags = FYPCF_QUIET | (c.json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
+    /* PyYAML accepts flow collections and quoted scalars indented less
+     * than the YAML spec asks; three Kytos specs rely on it. */
+    cfg.flags = FYPCF_QUIET | FYPCF_SLOPPY_FLOW_INDENTATION |
+                (c.json ? FYPCF_JSON_FORCE : FYPCF_JSON_NONE);
     cfg.diag = fdiag;
     fyd = fy_document_build_from_string(&cfg, text, len);
     if (!fyd || fy_diag_got_error(fdiag)) {

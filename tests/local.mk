@@ -21,3 +21,10 @@ tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 TESTS += tests/e2e/test_http.py
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh
+
+# Unit tests of the host's building blocks.
+check_PROGRAMS += tests/host/check_core
+TESTS += tests/host/check_core
+tests_host_check_core_SOURCES = tests/host/check_core.c
+tests_host_check_core_CFLAGS = $(TEST_CC) $(MHD_CFLAGS)
+tests_host_check_core_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)

@@ -312,6 +312,12 @@ void sim_flow_stats_tick(kytos_napp *napp, void *ud)
 
     (void)napp;
     pthread_mutex_lock(&s->lock);
+    if (!s->stats_ticked) {
+        /* the host runs a timer once at start: first report after one interval */
+        s->stats_ticked = true;
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
     sim_flow_stats_all(s, &q);
     sim_evq_flush_locked(s, &q);
 }

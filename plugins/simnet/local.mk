@@ -15,3 +15,9 @@ plugins/simnet/openapi_spec.c: $(srcdir)/plugins/simnet/openapi.yml $(top_srcdir
 BUILT_SOURCES += plugins/simnet/openapi_spec.c
 CLEANFILES += plugins/simnet/openapi_spec.c
 EXTRA_DIST += plugins/simnet/openapi.yml
+
+check_PROGRAMS += tests/napps/test_simnet
+TESTS += tests/napps/test_simnet
+tests_napps_test_simnet_SOURCES = tests/napps/test_simnet.c
+tests_napps_test_simnet_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_simnet_LDADD = libkytos-test.la $(TEST_LIBS)

@@ -148,6 +148,7 @@ struct simnet {
     enum sim_shape shape;
     char software[64];
     unsigned flow_stats_interval;
+    bool stats_ticked;
 };
 
 /* ---- net.c: the simulated network (caller holds s->lock) ---- */

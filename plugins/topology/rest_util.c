@@ -102,18 +102,24 @@ struct json_object *topo_metadata_body(kytos_req *req)
 
 void topo_split_intf_id(const char *id, char *dpid, size_t cap, uint32_t *port, bool *port_ok)
 {
-    const char *colon = id ? strrchr(id, ':') : NULL;
-    size_t n = colon ? (size_t)(colon - id) : 0;
+    const char *colon, *p;
+    size_t n;
     uint64_t v = 0;
-    const char *p;
 
     *port_ok = false;
     *port = 0;
+    if (cap == 0)
+        return;
+    dpid[0] = '\0';
+    if (!id)
+        return;
+    colon = strrchr(id, ':');
+    n = colon ? (size_t)(colon - id) : 0;
     if (n >= cap)
-        n = cap - 1;
-    memcpy(dpid, id ? id : "", n);
+        n = 0;  /* longer than any dpid: matches no switch */
+    memcpy(dpid, id, n);
     dpid[n] = '\0';
-    p = colon ? colon + 1 : (id ? id : "");
+    p = colon ? colon + 1 : id;
     if (!*p)
         return;
     for (; *p; p++) {

@@ -69,7 +69,7 @@ def parse(out):
     steps = {}
     for line in out.splitlines():
         parts = line.split(" ", 2)
-        if len(parts) == 3:
+        if len(parts) == 3 and parts[1].lstrip("-").isdigit():
             steps[parts[0]] = (int(parts[1]), parts[2])
     return steps
 
@@ -93,11 +93,11 @@ def main():
              "primary": host, "setVersion": 1, "minWireVersion": 0, "maxWireVersion": 13,
              "logicalSessionTimeoutMinutes": 30, "maxBsonObjectSize": 16777216,
              "maxMessageSizeBytes": 48000000, "maxWriteBatchSize": 100000, "ok": 1}
-    server.autoresponds("ismaster", hello)
-    server.autoresponds("hello", hello)
-    server.autoresponds("ping", {"ok": 1})
-    server.autoresponds("endSessions", {"ok": 1})
-    server.autoresponds("killCursors", {"ok": 1})
+    server.autoresponds(mockupdb.CommandBase("ismaster"), hello)
+    server.autoresponds(mockupdb.CommandBase("hello"), hello)
+    server.autoresponds(mockupdb.CommandBase("ping"), {"ok": 1})
+    # (a CommandBase matcher would also compare the command's value)
+    server.autoresponds(lambda r: r.command_name in ("endSessions", "killCursors") and r.ok())
 
     proc = subprocess.Popen([DRIVER, "script"], env=env_for(host), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -1,0 +1,281 @@
+/* tests/host/check_core.c - unit tests of the host's building blocks:
+ * router, request targets and queries, kytos.conf, work pools, strict JSON. */
+#include "check_tap.h"
+#include "host/conf.h"
+#include "host/request.h"
+#include "host/router.h"
+#include "host/workpool.h"
+#include <stdio.h>
+#include <string.h>
+
+/* ---- router ---- */
+
+static int dummy(kytos_req *r, void *ud)
+{
+    (void)r;
+    (void)ud;
+    return 0;
+}
+
+static struct kh_route *mk(const char *method, const char *path)
+{
+    struct kh_route *r = calloc(1, sizeof *r);
+    r->method = strdup(method);
+    r->path = strdup(path);
+    r->handler = dummy;
+    return r;
+}
+
+static void rfree(struct kh_route *r)
+{
+    free(r->method);
+    free(r->path);
+    free(r);
+}
+
+static size_t split(char *path, char **segs)
+{
+    size_t n = 0;
+    char *save = NULL, *t;
+    for (t = strtok_r(path, "/", &save); t; t = strtok_r(NULL, "/", &save))
+        segs[n++] = t;
+    return n;
+}
+
+static struct kh_match m;
+
+static const char *match(kh_router *r, const char *method, const char *path)
+{
+    static char buf[512];
+    char *segs[64];
+    size_t n;
+    snprintf(buf, sizeof buf, "%s", path);
+    n = split(buf, segs);
+    kh_router_match(r, method, segs, n, &m);
+    return m.route ? m.route->path : NULL;
+}
+
+START_TEST(router_literal_beats_param_and_types)
+{
+    kh_router *r = kh_router_new();
+    struct kh_route *a = mk("GET", "/api/k/m/v2/evc/{circuit_id}"), *b = mk("GET", "/api/k/m/v2/evc/schedule"),
+                    *c = mk("GET", "/api/k/t/n/{n:int}"), *d = mk("GET", "/api/k/t/f/{x:path}"),
+                    *e = mk("POST", "/api/k/m/v2/evc/");
+    char err[200];
+    a->next = b; b->next = c; c->next = d; d->next = e;
+    ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(match(r, "GET", "/api/k/m/v2/evc/schedule"), "/api/k/m/v2/evc/schedule");
+    ck_assert_str_eq(match(r, "GET", "/api/k/m/v2/evc/abc"), "/api/k/m/v2/evc/{circuit_id}");
+    ck_assert_str_eq(m.params[0].name, "circuit_id");
+    ck_assert_str_eq(m.params[0].value, "abc");
+    ck_assert_ptr_null(match(r, "GET", "/api/k/t/n/12a"));
+    ck_assert_uint_eq(m.status, 404);
+    ck_assert_str_eq(match(r, "GET", "/api/k/t/n/12"), "/api/k/t/n/{n:int}");
+    ck_assert_str_eq(match(r, "GET", "/api/k/t/f/a/b/c"), "/api/k/t/f/{x:path}");
+    ck_assert_str_eq(m.params[0].value, "a/b/c");
+    ck_assert_str_eq(match(r, "HEAD", "/api/k/t/n/1"), "/api/k/t/n/{n:int}");
+    ck_assert_ptr_null(match(r, "DELETE", "/api/k/m/v2/evc"));
+    ck_assert_uint_eq(m.status, 405);
+    ck_assert_str_eq(m.allow, "POST");
+    kh_router_free(r);
+    rfree(a); rfree(b); rfree(c); rfree(d); rfree(e);
+}
+END_TEST
+
+START_TEST(router_refuses_conflicts_and_bad_templates)
+{
+    kh_router *r = kh_router_new();
+    struct kh_route *a = mk("GET", "/api/k/a/v1/"), *b = mk("GET", "/api/k/a/v1");
+    char err[200];
+    ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
+    /* the other slash form is the same route; a core route (owner NULL) holds it */
+    ck_assert_int_eq(kh_router_swap(r, b, (kytos_napp *)1, err, sizeof err), KYTOS_EEXIST);
+    ck_assert_ptr_nonnull(strstr(err, "already registered"));
+    ck_assert_int_ne(kh_route_template_check("/api/{x:nope}", err, sizeof err), 0);
+    ck_assert_int_ne(kh_route_template_check("/api/{x:path}/more", err, sizeof err), 0);
+    ck_assert_int_ne(kh_route_template_check("/api/a{b}", err, sizeof err), 0);
+    ck_assert_int_ne(kh_route_template_check("relative", err, sizeof err), 0);
+    ck_assert_int_eq(kh_route_template_check("/api/{ok_name:uuid}/x/", err, sizeof err), 0);
+    kh_router_free(r);
+    rfree(a); rfree(b);
+}
+END_TEST
+
+/* ---- request targets ---- */
+
+static const char *hdr(const kytos_req *r, const char *n)
+{
+    (void)r;
+    (void)n;
+    return NULL;
+}
+static void done(kytos_req *r) { (void)r; }
+static const struct kh_transport tp = {hdr, done};
+
+START_TEST(target_decodes_per_segment)
+{
+    kytos_req *r = kh_req_new(NULL, &tp, NULL);
+    char err[100];
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/b%2Fc/d%20e/?x=1+2&y=%41&x=3", err, sizeof err), 0);
+    ck_assert_uint_eq(r->nsegs, 3);
+    ck_assert_str_eq(r->segs[1], "b/c");    /* %2F never splits a segment */
+    ck_assert_str_eq(r->segs[2], "d e");
+    ck_assert_str_eq(kh_req_query(r, "x"), "1 2");
+    ck_assert_str_eq(kh_req_query(r, "y"), "A");
+    {
+        const char *v[4];
+        ck_assert_uint_eq(kh_req_query_all(r, "x", v, 4), 2);
+        ck_assert_str_eq(v[1], "3");
+    }
+    ck_assert_ptr_null(kh_req_query(r, "z"));
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/%zz", err, sizeof err), 400);
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/%00", err, sizeof err), 400);
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "noslash", err, sizeof err), 400);
+    kh_req_unref(r);
+}
+END_TEST
+
+START_TEST(body_cap_is_enforced)
+{
+    kytos_req *r = kh_req_new(NULL, &tp, NULL);
+    r->body_limit = 10;
+    kh_req_append_body(r, "12345", 5);
+    kh_req_append_body(r, "67890", 5);
+    ck_assert(!r->body_too_big);
+    ck_assert_str_eq(r->body, "1234567890");
+    kh_req_append_body(r, "x", 1);
+    ck_assert(r->body_too_big);
+    ck_assert_ptr_null(r->body);
+    kh_req_unref(r);
+}
+END_TEST
+
+/* ---- strict JSON ---- */
+
+START_TEST(strict_json_messages)
+{
+    char err[200];
+    struct json_object *o = NULL;
+    ck_assert_int_eq(kh_json_parse_strict("18446744073709551615", 20, &o, err, sizeof err), 0);
+    ck_assert_uint_eq(json_object_get_uint64(o), UINT64_MAX);
+    json_object_put(o);
+    ck_assert_int_eq(kh_json_parse_strict("null", 4, &o, err, sizeof err), 0);
+    ck_assert_ptr_null(o);
+    ck_assert_int_ne(kh_json_parse_strict("", 0, &o, err, sizeof err), 0);
+    ck_assert_str_eq(err, "Expecting value: line 1 column 1 (char 0)");
+    ck_assert_int_ne(kh_json_parse_strict("{} x", 4, &o, err, sizeof err), 0);
+    ck_assert_str_eq(err, "Extra data: line 1 column 4 (char 3)");
+    ck_assert_int_ne(kh_json_parse_strict("{'a': 1}", 8, &o, err, sizeof err), 0);
+    ck_assert_int_ne(kh_json_parse_strict("[NaN]", 5, &o, err, sizeof err), 0);
+}
+END_TEST
+
+/* ---- kytos.conf ---- */
+
+START_TEST(conf_reads_kytos_ini)
+{
+    kh_config *c = kh_config_new();
+    char err[200];
+    const char *text =
+        "# comment\n[daemon]\nlisten = 127.0.0.1\napi_port = 8282\ndebug = False\n"
+        "thread_pool_max_workers = {\"sb\": 4,\n"
+        "    \"app\": 8}\n"
+        "jwt_secret = s3cret\nmy_own_key = [1, 2]\n\n[kytos/simnet]\nswitches = 5\nshape = ring\n";
+    struct json_object *pub, *v;
+    ck_assert_int_eq(kh_config_load_text(c, text, "test.conf", err, sizeof err), 0);
+    ck_assert_str_eq(kh_config_str(c, "listen", ""), "127.0.0.1");
+    ck_assert_int_eq(kh_config_int(c, "api_port", 0), 8282);
+    ck_assert_int_eq(kh_config_bool(c, "debug", 1), 0);
+    v = json_object_object_get(kh_config_get(c, "thread_pool_max_workers"), "app");
+    ck_assert_int_eq(json_object_get_int(v), 8);
+    ck_assert_int_eq(json_object_array_length(kh_config_get(c, "my_own_key")), 2);
+    pub = kh_config_public(c);
+    ck_assert(!json_object_object_get_ex(pub, "jwt_secret", NULL));
+    ck_assert(json_object_object_get_ex(pub, "my_own_key", NULL));
+    json_object_put(pub);
+    v = kh_config_napp_settings(c, "kytos/simnet");
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(v, "switches")), 5);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "shape")), "ring");
+    ck_assert_int_eq(json_object_object_length(kh_config_napp_settings(c, "kytos/none")), 0);
+    ck_assert_int_ne(kh_config_load_text(c, "[daemon]\nno equals sign\n", "bad.conf", err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "bad.conf:2"));
+    ck_assert_int_ne(kh_config_load_text(c, "key = 1\n", "bad2.conf", err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "outside of a [section]"));
+    kh_config_free(c);
+}
+END_TEST
+
+/* ---- work pools ---- */
+
+struct order {
+    pthread_mutex_t mu;
+    int seen[64];
+    int n;
+};
+
+static void record(void *arg)
+{
+    struct order *o = *(struct order **)arg;
+    int v = ((int *)arg)[sizeof(void *) / sizeof(int)];
+    pthread_mutex_lock(&o->mu);
+    o->seen[o->n++] = v;
+    pthread_mutex_unlock(&o->mu);
+}
+
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static void blocker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&gate);
+    pthread_mutex_unlock(&gate);
+}
+
+START_TEST(workpool_fifo_full_and_drain)
+{
+    kh_workpool *p = kh_workpool_new("t", 1, 4);
+    static struct order o = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+    struct { struct order *o; int v; } args[8];
+    int i;
+    ck_assert_ptr_nonnull(p);
+    pthread_mutex_lock(&gate);
+    ck_assert_int_eq(kh_workpool_submit(p, blocker, NULL, 0), 0);
+    ck_assert_int_eq(kh_workpool_drain(p, 50), KYTOS_ETIMEDOUT);   /* blocked */
+    for (i = 0; i < 4; i++) {
+        args[i].o = &o;
+        args[i].v = i;
+        ck_assert_int_eq(kh_workpool_submit(p, record, &args[i], 0), 0);
+    }
+    /* the blocker may or may not have been taken off the queue yet */
+    if (kh_workpool_queued(p) == 4) {
+        ck_assert_int_eq(kh_workpool_submit(p, record, &args[0], 0), KYTOS_EFULL);
+        ck_assert_int_eq(kh_workpool_submit(p, record, &args[0], 30), KYTOS_ETIMEDOUT);
+    }
+    pthread_mutex_unlock(&gate);
+    ck_assert_int_eq(kh_workpool_drain(p, 5000), 0);
+    ck_assert_int_eq(o.n, 4);
+    for (i = 0; i < 4; i++)
+        ck_assert_int_eq(o.seen[i], i);   /* one thread: FIFO */
+    kh_workpool_free(p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("host_core");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, router_literal_beats_param_and_types);
+    tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
+    tcase_add_test(tc, target_decodes_per_segment);
+    tcase_add_test(tc, body_cap_is_enforced);
+    tcase_add_test(tc, strict_json_messages);
+    tcase_add_test(tc, conf_reads_kytos_ini);
+    tcase_add_test(tc, workpool_fifo_full_and_drain);
+    suite_add_tcase(s, tc);
+    return kytos_check_run(s);
+}

@@ -1,0 +1,390 @@
+/* tests/napps/test_simnet.c - kytos/simnet through the in-process test host:
+ * the networks its settings build, the events it publishes (the contract in
+ * plugins/simnet/simnet.h), its REST API and its flow tables. */
+#include "check_tap.h"
+#include <kytos/kytos.h>
+#include <kytos/test.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SIMNET_SO NAPP_DIR "/simnet.so"
+#define SIM "/api/kytos/simnet/v1/"
+#define S1 "00:00:00:00:00:00:00:01"
+#define S2 "00:00:00:00:00:00:00:02"
+#define S3 "00:00:00:00:00:00:00:03"
+#define L13 "c8b55359990f89a5849813dc348d30e9e1f991bad1dcb7f82112bd35429d9b07"
+#define FLOW_MOD "kytos/flow_manager.messages.out.ofpt_flow_mod"
+
+static kytos_test_host *th;
+
+static kytos_test_host *host_with(const char *conf)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = conf};
+    kytos_test_host *h = kytos_test_host_new(&o);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
+    return h;
+}
+
+static void setup(void)
+{
+    th = host_with(NULL);
+}
+
+static void teardown(void)
+{
+    kytos_test_host_free(th);
+    th = NULL;
+}
+
+static struct json_object *get(struct json_object *o, const char *a, const char *b)
+{
+    struct json_object *v = o;
+
+    if (a)
+        ck_assert_msg(json_object_object_get_ex(v, a, &v), "missing %s", a);
+    if (b)
+        ck_assert_msg(json_object_object_get_ex(v, b, &v), "missing %s", b);
+    return v;
+}
+
+static kytos_test_resp *call(const char *method, const char *path, const char *body, unsigned status)
+{
+    kytos_test_resp *r = kytos_test_request(th, method, path, body);
+    size_t len = 0;
+
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(kytos_test_resp_status(r) == status, "%s %s: %u, want %u: %.300s", method, path,
+                  kytos_test_resp_status(r), status, kytos_test_resp_body(r, &len));
+    return r;
+}
+
+static void expect(const char *method, const char *path, const char *body, unsigned status)
+{
+    kytos_test_resp_free(call(method, path, body, status));
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+static void expect_error(const char *method, const char *path, const char *body, unsigned status,
+                         const char *description)
+{
+    kytos_test_resp *r = call(method, path, body, status);
+
+    ck_assert_str_eq(json_object_get_string(get(kytos_test_resp_json(r), "description", NULL)), description);
+    kytos_test_resp_free(r);
+}
+
+static size_t count(const char *name)
+{
+    return kytos_test_published_count(th, name);
+}
+
+static struct json_object *network(void)
+{
+    kytos_test_resp *r = call("GET", SIM, NULL, 200);
+    struct json_object *copy = NULL;
+
+    ck_assert_int_eq(json_object_deep_copy(kytos_test_resp_json(r), &copy, NULL), 0);
+    kytos_test_resp_free(r);
+    return copy;
+}
+
+static int n_flows(const char *dpid)
+{
+    char path[128];
+    kytos_test_resp *r;
+    int n;
+
+    snprintf(path, sizeof(path), SIM "flows/%s", dpid);
+    r = call("GET", path, NULL, 200);
+    n = (int)json_object_array_length(get(get(kytos_test_resp_json(r), dpid, NULL), "flows", NULL));
+    kytos_test_resp_free(r);
+    return n;
+}
+
+START_TEST(default_ring_events)
+{
+    struct json_object *net = network(), *c, *i;
+
+    ck_assert_str_eq(json_object_get_string(get(net, "shape", NULL)), "ring");
+    ck_assert_int_eq(json_object_object_length(get(net, "switches", NULL)), 3);
+    ck_assert_int_eq(json_object_object_length(get(net, "links", NULL)), 3);
+    ck_assert_str_eq(json_object_get_string(get(get(get(net, "links", L13), "endpoint_a", NULL), NULL, NULL)),
+                     S1 ":4");
+    json_object_put(net);
+    ck_assert_uint_eq(count("kytos/core.switch.new"), 3);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interfaces.created"), 3);
+    ck_assert_uint_eq(count("kytos/of_lldp.interface.is.nni"), 3);
+
+    c = kytos_test_published(th, "kytos/core.switch.new", 0);
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", "dpid")), S1);
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", "connection")), "127.0.0.1:56246");
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", "software")), "3.1.0");
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", "data_path")), "s1");
+
+    c = kytos_test_published(th, "kytos/of_core.switch.interfaces.created", 0);
+    ck_assert_int_eq(json_object_array_length(get(c, "interfaces", NULL)), 5);
+    i = json_object_array_get_idx(get(c, "interfaces", NULL), 0);
+    ck_assert_str_eq(json_object_get_string(get(i, "id", NULL)), S1 ":1");
+    ck_assert_str_eq(json_object_get_string(get(i, "name", NULL)), "s1-eth1");
+    ck_assert_str_eq(json_object_get_string(get(i, "mac", NULL)), "46:20:82:3c:fd:e6");
+    ck_assert_str_eq(json_object_to_json_string(get(i, "speed", NULL)), "1250000000.0");
+    ck_assert(json_object_get_boolean(get(i, "active", NULL)));
+    i = json_object_array_get_idx(get(c, "interfaces", NULL), 4);
+    ck_assert_str_eq(json_object_get_string(get(i, "id", NULL)), S1 ":4294967294");
+    ck_assert_str_eq(json_object_get_string(get(i, "name", NULL)), "s1");
+    ck_assert(!json_object_get_boolean(get(i, "active", NULL)));
+    ck_assert_int_eq(json_object_get_int(get(i, "speed", NULL)), 0);
+
+    c = kytos_test_published(th, "kytos/of_lldp.interface.is.nni", 2);
+    ck_assert_str_eq(json_object_get_string(get(get(c, "interface_a", NULL), "id", NULL)), S1 ":4");
+    ck_assert_str_eq(json_object_get_string(get(get(c, "interface_b", NULL), "id", NULL)), S3 ":3");
+}
+END_TEST
+
+START_TEST(shapes_from_settings)
+{
+    static const struct {
+        const char *conf;
+        int switches, links, ports_s1;
+    } cases[] = {
+        {"[kytos/simnet]\nshape = \"linear\"\nswitches = 4\n", 4, 3, 4},
+        {"[kytos/simnet]\nshape = \"mesh\"\nswitches = 4\n", 4, 6, 6},
+        {"[kytos/simnet]\nshape = \"ring\"\nswitches = 2\n", 2, 1, 4},
+        {"[kytos/simnet]\nswitches = 1\n", 1, 0, 3},
+        {"[kytos/simnet]\nshape = \"mesh\"\nswitches = 3\nhost_ports = 0\n", 3, 3, 3},
+    };
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct json_object *net;
+        kytos_test_host_free(th);
+        th = host_with(cases[k].conf);
+        net = network();
+        ck_assert_int_eq(json_object_object_length(get(net, "switches", NULL)), cases[k].switches);
+        ck_assert_int_eq(json_object_object_length(get(net, "links", NULL)), cases[k].links);
+        ck_assert_int_eq(json_object_object_length(get(get(net, "switches", S1), "ports", NULL)),
+                         cases[k].ports_s1);
+        ck_assert_uint_eq(count("kytos/of_lldp.interface.is.nni"), (size_t)cases[k].links);
+        json_object_put(net);
+    }
+}
+END_TEST
+
+START_TEST(bad_settings_refuse_the_napp)
+{
+    static const char *const bad[] = {
+        "[kytos/simnet]\nshape = \"star\"\n",
+        "[kytos/simnet]\nswitches = 0\n",
+        "[kytos/simnet]\nswitches = 100000\n",
+        "[kytos/simnet]\nshape = \"mesh\"\nswitches = 65\n",
+        "[kytos/simnet]\nswitches = \"3\"\n",
+        "[kytos/simnet]\nhost_ports = -1\n",
+        "[kytos/simnet]\novs_version = 3\n",
+        "[kytos/simnet]\nflow_stats_interval = 1.5\n",
+    };
+
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = bad[k]};
+        kytos_test_host *h = kytos_test_host_new(&o);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_msg(kytos_test_load(h, SIMNET_SO) < 0, "accepted: %s", bad[k]);
+        ck_assert_ptr_nonnull(strstr(kytos_test_last_error(h), "simnet:"));
+        ck_assert_int_eq(kytos_test_start(h), 0);
+        kytos_test_host_free(h);
+    }
+}
+END_TEST
+
+START_TEST(link_and_port_down_up)
+{
+    struct json_object *c, *net;
+
+    expect("POST", SIM "links/" L13 "/down", NULL, 200);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.link_down"), 2);
+    c = kytos_test_published(th, "kytos/of_core.switch.interface.link_down", 0);
+    ck_assert(!json_object_get_boolean(get(get(c, "interface", NULL), "active", NULL)));
+    net = network();
+    ck_assert(!json_object_get_boolean(get(get(net, "links", L13), "up", NULL)));
+    json_object_put(net);
+    expect("POST", SIM "links/" L13 "/down", NULL, 200);  /* idempotent: no new events */
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.link_down"), 2);
+    expect("POST", SIM "links/" L13 "/up", NULL, 200);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.link_up"), 2);
+    ck_assert_uint_eq(count("kytos/of_lldp.interface.is.nni"), 4);
+
+    expect("POST", SIM "interfaces/" S2 ":1/down", NULL, 200);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.link_down"), 3);
+    expect("POST", SIM "interfaces/" S2 ":1/up", NULL, 200);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.link_up"), 3);
+    ck_assert_uint_eq(count("kytos/of_lldp.interface.is.nni"), 4);  /* a host port: no LLDP */
+
+    expect_error("POST", SIM "links/nope/down", NULL, 404, "Link not found");
+    expect_error("POST", SIM "interfaces/" S2 ":99/down", NULL, 404, "Interface not found");
+    expect_error("POST", SIM "interfaces/garbage/up", NULL, 404, "Interface not found");
+}
+END_TEST
+
+START_TEST(switch_add_remove_reconnect)
+{
+    kytos_test_resp *r;
+    struct json_object *net;
+    const char *dpid;
+
+    r = call("POST", SIM "switches", "{\"peers\":[\"" S1 "\",\"" S3 "\"]}", 201);
+    dpid = json_object_get_string(get(kytos_test_resp_json(r), "dpid", NULL));
+    ck_assert_str_eq(dpid, "00:00:00:00:00:00:00:04");
+    ck_assert_int_eq(json_object_array_length(get(kytos_test_resp_json(r), "links", NULL)), 2);
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(count("kytos/core.switch.new"), 4);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.created"), 2);
+    ck_assert_uint_eq(count("kytos/of_lldp.interface.is.nni"), 5);
+    net = network();
+    ck_assert_int_eq(json_object_object_length(get(get(net, "switches", "00:00:00:00:00:00:00:04"), "ports", NULL)), 4);
+    ck_assert_int_eq(json_object_object_length(get(get(net, "switches", S1), "ports", NULL)), 6);
+    json_object_put(net);
+
+    expect_error("POST", SIM "switches", "{\"dpid\":\"" S1 "\"}", 409, "Switch already exists");
+    expect_error("POST", SIM "switches", "{\"peers\":[\"nope\"]}", 404, "Peer switch not found");
+    expect_error("POST", SIM "switches", "{\"peers\":[\"" S1 "\",\"" S1 "\"]}", 400, "peers must not repeat a switch.");
+    expect_error("POST", SIM "switches", "{\"host_ports\":999}", 400, "host_ports must be an integer from 0 to 64.");
+    expect_error("POST", SIM "switches", "{\"dpid\":\"a b\"}", 400, "dpid must be a string of 1 to 128 printable characters.");
+    expect_error("POST", SIM "switches", "{\"colour\":1}", 400, "Unknown field 'colour'.");
+    expect_error("POST", SIM "switches", "[1]", 400, "The request body must be a JSON object.");
+
+    expect("POST", SIM "switches/" S2 "/disconnect", NULL, 200);
+    ck_assert_uint_eq(count("kytos/core.connection.lost"), 1);
+    expect("POST", SIM "switches/" S2 "/connect", NULL, 200);
+    ck_assert_uint_eq(count("kytos/core.switch.reconnected"), 1);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interfaces.created"), 5);
+
+    expect("DELETE", SIM "switches/00:00:00:00:00:00:00:04", NULL, 200);
+    ck_assert_uint_eq(count("kytos/core.connection.lost"), 2);
+    ck_assert_uint_eq(count("kytos/of_core.switch.interface.deleted"), 2);
+    net = network();
+    ck_assert_int_eq(json_object_object_length(get(net, "switches", NULL)), 3);
+    ck_assert_int_eq(json_object_object_length(get(net, "links", NULL)), 3);
+    ck_assert_int_eq(json_object_object_length(get(get(net, "switches", S1), "ports", NULL)), 5);
+    json_object_put(net);
+    expect_error("DELETE", SIM "switches/00:00:00:00:00:00:00:04", NULL, 404, "Switch not found");
+    expect_error("POST", SIM "switches/nope/connect", NULL, 404, "Switch not found");
+}
+END_TEST
+
+START_TEST(flow_mods_and_barriers)
+{
+    struct json_object *c;
+    kytos_test_resp *r;
+
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"xid\":1,\"command\":\"add\",\"flow\":{\"priority\":10,"
+        "\"cookie\":12249790986447749120,\"match\":{\"in_port\":1,\"dl_vlan\":100},"
+        "\"actions\":[{\"action_type\":\"output\",\"port\":3}]}}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"xid\":2,\"flow\":{\"priority\":10,\"cookie\":1,"
+        "\"match\":{\"in_port\":2},\"actions\":[]}}"), 0);
+    /* same match and priority: replaced */
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"xid\":3,\"command\":0,\"flow\":{\"priority\":10,\"cookie\":1,"
+        "\"match\":{\"in_port\":2},\"actions\":[{\"action_type\":\"output\",\"port\":4}]}}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/flow_manager.messages.out.ofpt_barrier_request",
+                                        "{\"destination\":\"" S1 "\",\"xid\":77}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 2);
+    ck_assert_int_eq(n_flows(S2), 0);
+    ck_assert_uint_eq(count("kytos/of_core.v0x04.messages.in.ofpt_barrier_reply"), 1);
+    c = kytos_test_published(th, "kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", 0);
+    ck_assert_int_eq(json_object_get_int(get(c, "xid", NULL)), 77);
+    ck_assert_str_eq(json_object_get_string(get(c, "source", NULL)), S1);
+    r = call("GET", SIM "flows/" S1, NULL, 200);
+    c = json_object_array_get_idx(get(get(kytos_test_resp_json(r), S1, NULL), "flows", NULL), 0);
+    ck_assert_uint_eq(json_object_get_uint64(get(c, "cookie", NULL)), 12249790986447749120ull);
+    kytos_test_resp_free(r);
+
+    /* flow stats, on demand */
+    r = call("POST", SIM "flow_stats", NULL, 200);
+    ck_assert_int_eq(json_object_get_int(get(kytos_test_resp_json(r), "switches", NULL)), 3);
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(count("kytos/of_core.flow_stats.received"), 3);
+    c = kytos_test_published(th, "kytos/of_core.flow_stats.received", 0);
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", NULL)), S1);
+    ck_assert_int_eq(json_object_array_length(get(c, "replies_flows", NULL)), 2);
+    c = json_object_array_get_idx(get(c, "replies_flows", NULL), 0);
+    ck_assert_str_eq(json_object_get_string(get(c, "switch", NULL)), S1);
+    ck_assert(json_object_object_get_ex(get(c, "stats", NULL), "packet_count", NULL));
+
+    /* delete by cookie under a mask */
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"command\":\"delete\",\"flow\":{\"cookie\":12249790986447749120,"
+        "\"cookie_mask\":18374686479671623680}}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 1);
+    /* delete_strict needs the same match and priority */
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"command\":\"delete_strict\",\"flow\":{\"priority\":11,\"match\":{\"in_port\":2}}}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 1);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"command\":\"OFPFC_DELETE_STRICT\",\"flow\":{\"priority\":10,\"match\":{\"in_port\":2}}}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 0);
+}
+END_TEST
+
+START_TEST(flow_mod_errors)
+{
+    struct json_object *c;
+
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"00:00:00:00:00:00:00:99\",\"xid\":5,\"flow\":{\"priority\":1}}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, "{\"destination\":\"" S1 "\",\"xid\":6,\"flow\":[]}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD,
+        "{\"destination\":\"" S1 "\",\"xid\":7,\"command\":\"explode\",\"flow\":{}}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, "{\"flow\":{}}"), 0);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, "{\"destination\":7}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(count("kytos/core.openflow.connection.error"), 1);
+    c = kytos_test_published(th, "kytos/core.openflow.connection.error", 0);
+    ck_assert_str_eq(json_object_get_string(get(c, "exception", NULL)),
+                     "switch 00:00:00:00:00:00:00:99 is not connected");
+    ck_assert_uint_eq(count("kytos/of_core.v0x04.messages.in.ofpt_error"), 2);
+    ck_assert_int_eq(n_flows(S1), 0);
+
+    /* a disconnected switch does not take flows */
+    expect("POST", SIM "switches/" S2 "/disconnect", NULL, 200);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, "{\"destination\":\"" S2 "\",\"flow\":{\"priority\":1}}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(count("kytos/core.openflow.connection.error"), 2);
+    ck_assert_int_eq(n_flows(S2), 0);
+    expect_error("GET", SIM "flows/nope", NULL, 404, "Switch not found");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("simnet");
+    TCase *tc = tcase_create("simnet");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, default_ring_events);
+    tcase_add_test(tc, shapes_from_settings);
+    tcase_add_test(tc, bad_settings_refuse_the_napp);
+    tcase_add_test(tc, link_and_port_down_up);
+    tcase_add_test(tc, switch_add_remove_reconnect);
+    tcase_add_test(tc, flow_mods_and_barriers);
+    tcase_add_test(tc, flow_mod_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return kytos_check_run(suite());
+}
