@@ -100,6 +100,26 @@ START_TEST(malformed_json_is_400)
 }
 END_TEST
 
+START_TEST(openapi_checks_the_body_before_the_handler)
+{
+    kytos_test_resp *r = kytos_test_request(th, "POST", "/api/kytos/hello/v1/", "{\"name\": 5}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(str_field(r, "description"),
+                     "The request body contains invalid API data., 5 is not of type 'string' for field name.");
+    kytos_test_resp_free(r);
+    r = kytos_test_request(th, "POST", "/api/kytos/hello/v1/", "{\"name\": \"a\", \"x\": 1}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_ptr_nonnull(strstr(str_field(r, "description"),
+                                 "Additional properties are not allowed ('x' was unexpected)"));
+    kytos_test_resp_free(r);
+    r = kytos_test_request(th, "POST", "/api/kytos/hello/v1/", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(str_field(r, "description"), "Missing required request body");
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/hello.stored"), 0);
+}
+END_TEST
+
 START_TEST(wrong_content_type_is_415)
 {
     static const char *const h[] = {"Content-Type: text/plain", NULL};
@@ -145,6 +165,7 @@ int main(void)
     tcase_add_test(tc, post_stores_and_publishes);
     tcase_add_test(tc, malformed_json_is_400);
     tcase_add_test(tc, wrong_content_type_is_415);
+    tcase_add_test(tc, openapi_checks_the_body_before_the_handler);
     tcase_add_test(tc, core_status_lists_the_napp);
     tcase_add_test(tc, loading_twice_is_refused);
     suite_add_tcase(s, tc);
