@@ -2,7 +2,8 @@
  * threading as kytosd (internal thread pool, epoll), answering GET with the
  * fixed 8 KB JSON and POST with 202 after reading the body.  Answers on the
  * second call so keep-alive works on 0.9.75, as kytosd does.
- * usage: ceiling PORT [THREADS] */
+ * usage: ceiling PORT [THREADS [BODYFILE]]   (BODYFILE: answer GET with its
+ * bytes instead, e.g. a saved GET topology/v3 body) */
 #include "body8k.h"
 #include <microhttpd.h>
 #include <signal.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char body[8700];
+static char *body, small[8700];
 static size_t body_len;
 static struct MHD_Response *get_resp, *post_resp;
 static int marker;
@@ -46,7 +47,20 @@ int main(int argc, char **argv)
     sigset_t set;
     int sig;
 
-    body_len = bench_body8k(body, 8700);
+    body = small;
+    body_len = bench_body8k(small, sizeof small);
+    if (argc > 3) {
+        FILE *f = fopen(argv[3], "rb");
+        long n;
+        if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > (64L << 20) ||
+            fseek(f, 0, SEEK_SET) != 0 || !(body = malloc((size_t)n + 1)) ||
+            fread(body, 1, (size_t)n, f) != (size_t)n) {
+            fprintf(stderr, "ceiling: cannot read %s\n", argv[3]);
+            return 1;
+        }
+        fclose(f);
+        body_len = (size_t)n;
+    }
     get_resp = MHD_create_response_from_buffer(body_len, body, MHD_RESPMEM_PERSISTENT);
     post_resp = MHD_create_response_from_buffer(sizeof accepted - 1, (void *)accepted,
                                                 MHD_RESPMEM_PERSISTENT);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sqlite3.h>
 #include "store_doc.h"
 #include "store_filter.h"
@@ -43,6 +44,8 @@
 #define SQ_MAX_COLLS 1000
 #define SQ_MAX_INDEXES 64              /* per collection (MongoDB: 64) */
 #define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
+#define SQ_CKPT_PAGES 1000             /* WAL pages that trigger a checkpoint */
+#define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
 
 struct sq_stmt {
     char *sql;
@@ -85,6 +88,20 @@ struct sq_store {
     pthread_mutex_t mmu;          /* collections and their indexes */
     struct sq_coll **colls;
     int ncolls;
+    /* checkpoints run on their own thread and connection, so that no write
+     * waits for the fsyncs of a checkpoint */
+    struct sq_conn ckpt;
+    pthread_t ckpt_thread;
+    int ckpt_running;
+    pthread_mutex_t cmu;
+    pthread_cond_t ccv;
+    int ckpt_wanted, ckpt_stop;
+    atomic_uint_fast64_t checkpoints;
+    /* the group-commit queue */
+    pthread_mutex_t qmu;
+    pthread_cond_t qcv;
+    struct sq_wreq *qhead, **qtail;
+    int leader;
 };
 
 /* The per-statement context of kh_match(). */
@@ -444,6 +461,78 @@ static int key_expr(const struct kh_path *p, int unique, char *out, size_t outle
     return snprintf(out, outlen, "json_extract(doc,%s)", lit) >= (int)outlen ? -1 : 0;
 }
 
+/* ---- the checkpointer ---- */
+
+/* Writer side, after each commit (wmu held): wake the checkpointer. */
+static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
+{
+    struct sq_store *s = ud;
+
+    (void)db;
+    (void)name;
+    if (pages >= SQ_CKPT_PAGES) {
+        pthread_mutex_lock(&s->cmu);
+        s->ckpt_wanted = 1;
+        pthread_cond_signal(&s->ccv);
+        pthread_mutex_unlock(&s->cmu);
+    }
+    return SQLITE_OK;
+}
+
+static void *ckpt_main(void *p)
+{
+    struct sq_store *s = p;
+
+    pthread_mutex_lock(&s->cmu);
+    while (!s->ckpt_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += SQ_CKPT_IDLE_MS / 1000;
+        if (!s->ckpt_wanted)
+            pthread_cond_timedwait(&s->ccv, &s->cmu, &ts);
+        if (s->ckpt_stop)
+            break;
+        s->ckpt_wanted = 0;
+        pthread_mutex_unlock(&s->cmu);
+        /* PASSIVE: never blocks the writer or the readers */
+        if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)
+            atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
+        pthread_mutex_lock(&s->cmu);
+    }
+    pthread_mutex_unlock(&s->cmu);
+    return NULL;
+}
+
+static int ckpt_start(struct sq_store *s, struct kytos_error *err)
+{
+    int rc;
+
+    if ((rc = conn_open(s, &s->ckpt, 0, err)) < 0)
+        return rc;
+    if ((rc = sq_exec(&s->writer, "PRAGMA wal_autocheckpoint=0", err)) < 0)
+        return rc;
+    sqlite3_wal_hook(s->writer.db, wal_hook, s);
+    if (pthread_create(&s->ckpt_thread, NULL, ckpt_main, s) != 0) {
+        sqlite3_wal_hook(s->writer.db, NULL, NULL);
+        sq_exec(&s->writer, "PRAGMA wal_autocheckpoint=1000", NULL);
+        return 0; /* no thread: SQLite checkpoints inline, as by default */
+    }
+    s->ckpt_running = 1;
+    return 0;
+}
+
+static void ckpt_stop(struct sq_store *s)
+{
+    if (!s->ckpt_running)
+        return;
+    pthread_mutex_lock(&s->cmu);
+    s->ckpt_stop = 1;
+    pthread_cond_signal(&s->ccv);
+    pthread_mutex_unlock(&s->cmu);
+    pthread_join(s->ckpt_thread, NULL);
+    s->ckpt_running = 0;
+}
+
 /* ---- open / schema ---- */
 
 static int schema_init(struct sq_store *s, struct kytos_error *err)
@@ -527,6 +616,8 @@ static void sq_close(struct kh_store_backend *b)
 
     if (!s)
         return;
+    ckpt_stop(s);
+    conn_close(&s->ckpt);
     for (int k = 0; k < s->nreaders; k++)
         conn_close(&s->readers[k]);
     free(s->readers);
@@ -537,7 +628,11 @@ static void sq_close(struct kh_store_backend *b)
     pthread_mutex_destroy(&s->wmu);
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->mmu);
+    pthread_mutex_destroy(&s->cmu);
+    pthread_mutex_destroy(&s->qmu);
+    pthread_cond_destroy(&s->qcv);
     pthread_cond_destroy(&s->rcv);
+    pthread_cond_destroy(&s->ccv);
     free(s->path);
     free(s);
 }
@@ -588,6 +683,7 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "journal", json_object_new_string(s->nreaders ? "wal" : "memory"));
     json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));
     json_object_object_add(st, "readers", json_object_new_int(s->nreaders));
+    json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
     json_object_object_add(st, "collections", json_object_new_int(n));
     json_object_object_add(st, "sqlite_version", json_object_new_string(sqlite3_libversion()));
     return 1;
@@ -764,27 +860,157 @@ static int sq_get(struct kh_store_backend *b, const char *coll, const char *id,
     return rc;
 }
 
+/* ---- group commit ----
+ *
+ * Single writes queue up; the first writer to find no leader becomes one
+ * and runs everything queued as one transaction (each write in its own
+ * savepoint, so one failure does not undo the others), then wakes the
+ * others.  Under load many writes share one commit; alone, a write is one
+ * transaction as before.  A write is acknowledged only after its commit. */
+
+enum { WQ_PUT, WQ_INSERT, WQ_PATCH, WQ_DELETE };
+#define SQ_BATCH_MAX 256
+
+struct sq_wreq {
+    int kind;
+    const char *coll, *id;
+    const char *text;             /* put, insert: the encoded document */
+    size_t len;
+    struct json_object *doc;      /* put, insert: for the multikey check */
+    struct json_object *update;   /* patch */
+    unsigned flags;
+    struct json_object *out;      /* patch: the document after */
+    int deleted;
+    int rc, done;
+    struct kytos_error err;
+    struct sq_wreq *next;
+};
+
+static int wq_one(struct sq_store *s, struct sq_wreq *r)
+{
+    switch (r->kind) {
+    case WQ_PUT:
+    case WQ_INSERT:
+        return w_store(s, r->coll, r->id, r->text, r->len, r->doc, r->kind == WQ_INSERT, &r->err);
+    case WQ_PATCH:
+        return w_patch(s, r->coll, r->id, r->update, r->flags, &r->out, &r->err);
+    default:
+        return w_delete(s, r->coll, r->id, &r->deleted, &r->err);
+    }
+}
+
+static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
+{
+    struct kytos_error e = {0};
+    struct sq_wreq *r;
+    int rc;
+
+    pthread_mutex_lock(&s->wmu);
+    /* tables first: a CREATE inside a transaction that fails would vanish */
+    for (r = list; r; r = r->next) {
+        r->rc = 0;
+        if (r->kind != WQ_DELETE && (r->kind != WQ_PATCH || (r->flags & KYTOS_STORE_UPSERT)))
+            r->rc = coll_ensure(s, r->coll, &r->err);
+    }
+    if ((rc = sq_begin(&s->writer, &e)) < 0)
+        goto fail_all;
+    for (r = list; r; r = r->next) {
+        if (r->rc < 0)
+            continue;
+        if (n == 1) {
+            r->rc = wq_one(s, r);
+            continue;
+        }
+        if ((rc = sq_exec(&s->writer, "SAVEPOINT kh_w", &e)) < 0)
+            goto rollback;
+        if ((r->rc = wq_one(s, r)) < 0 && (rc = sq_exec(&s->writer, "ROLLBACK TO kh_w", &e)) < 0)
+            goto rollback;
+        if ((rc = sq_exec(&s->writer, "RELEASE kh_w", &e)) < 0)
+            goto rollback;
+    }
+    if (n == 1 && list->rc < 0) {
+        sq_rollback(&s->writer);
+        pthread_mutex_unlock(&s->wmu);
+        return;
+    }
+    if ((rc = sq_commit(&s->writer, &e)) < 0)
+        goto fail_all;
+    pthread_mutex_unlock(&s->wmu);
+    return;
+rollback:
+    sq_rollback(&s->writer);
+fail_all:
+    pthread_mutex_unlock(&s->wmu);
+    for (r = list; r; r = r->next) {
+        if (r->rc == 0) {
+            r->rc = rc;
+            r->err = e;
+            json_object_put(r->out);
+            r->out = NULL;
+        }
+    }
+}
+
+static int wq_submit(struct sq_store *s, struct sq_wreq *r)
+{
+    pthread_mutex_lock(&s->qmu);
+    *s->qtail = r;
+    s->qtail = &r->next;
+    while (!r->done) {
+        if (s->leader) {
+            pthread_cond_wait(&s->qcv, &s->qmu);
+            continue;
+        }
+        s->leader = 1;
+        while (s->qhead) {
+            struct sq_wreq *list = s->qhead, *last = list, *rest;
+            int n = 1;
+            while (last->next && n < SQ_BATCH_MAX) {
+                last = last->next;
+                n++;
+            }
+            rest = last->next;
+            last->next = NULL;
+            s->qhead = rest;
+            if (!rest)
+                s->qtail = &s->qhead;
+            pthread_mutex_unlock(&s->qmu);
+            wq_batch(s, list, n);
+            pthread_mutex_lock(&s->qmu);
+            for (struct sq_wreq *x = list, *nx; x; x = nx) {
+                nx = x->next; /* x may return (and vanish) once done is set */
+                x->done = 1;
+            }
+            pthread_cond_broadcast(&s->qcv);
+        }
+        s->leader = 0;
+    }
+    pthread_mutex_unlock(&s->qmu);
+    return r->rc;
+}
+
+static int wq_result(struct sq_wreq *r, struct kytos_error *err)
+{
+    if (r->rc < 0 && err)
+        *err = r->err;
+    return r->rc;
+}
+
 static int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
                   struct json_object *doc, int insert_only, struct kytos_error *err)
 {
     struct sq_store *s = (struct sq_store *)b;
+    struct sq_wreq r = {.kind = insert_only ? WQ_INSERT : WQ_PUT, .coll = coll, .id = id, .doc = doc};
     char *text;
-    size_t len;
     int rc;
 
-    /* encode before taking the lock: the lock is the bottleneck */
-    if ((rc = kh_doc_encode(doc, id, &text, &len, err)) < 0)
+    /* encode before queueing: the writer is the bottleneck */
+    if ((rc = kh_doc_encode(doc, id, &text, &r.len, err)) < 0)
         return rc;
-    pthread_mutex_lock(&s->wmu);
-    if ((rc = coll_ensure(s, coll, err)) == 0 && (rc = sq_begin(&s->writer, err)) == 0) {
-        if ((rc = w_store(s, coll, id, text, len, doc, insert_only ? 1 : 0, err)) == 0)
-            rc = sq_commit(&s->writer, err);
-        else
-            sq_rollback(&s->writer);
-    }
-    pthread_mutex_unlock(&s->wmu);
+    r.text = text;
+    wq_submit(s, &r);
     free(text);
-    return rc;
+    return wq_result(&r, err);
 }
 
 static int sq_patch(struct kh_store_backend *b, const char *coll, const char *id,
@@ -792,47 +1018,32 @@ static int sq_patch(struct kh_store_backend *b, const char *coll, const char *id
                     struct kytos_error *err)
 {
     struct sq_store *s = (struct sq_store *)b;
-    struct json_object *doc = NULL;
+    struct sq_wreq r = {.kind = WQ_PATCH, .coll = coll, .id = id, .update = update, .flags = flags};
     int rc;
 
     if ((rc = kh_update_check(update, err)) < 0)
         return rc;
     if (!(flags & KYTOS_STORE_UPSERT) && !coll_exists(s, coll))
         return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-    pthread_mutex_lock(&s->wmu);
-    if ((rc = coll_ensure(s, coll, err)) == 0 && (rc = sq_begin(&s->writer, err)) == 0) {
-        if ((rc = w_patch(s, coll, id, update, flags, &doc, err)) == 0)
-            rc = sq_commit(&s->writer, err);
-        else
-            sq_rollback(&s->writer);
-    }
-    pthread_mutex_unlock(&s->wmu);
-    if (rc == 0 && out)
-        *out = doc;
+    wq_submit(s, &r);
+    if (r.rc == 0 && out)
+        *out = r.out;
     else
-        json_object_put(doc);
-    return rc;
+        json_object_put(r.out);
+    return wq_result(&r, err);
 }
 
 static int sq_delete(struct kh_store_backend *b, const char *coll, const char *id,
                      struct kytos_error *err)
 {
     struct sq_store *s = (struct sq_store *)b;
-    int rc, deleted = 0;
+    struct sq_wreq r = {.kind = WQ_DELETE, .coll = coll, .id = id};
 
     if (!coll_exists(s, coll))
         return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-    pthread_mutex_lock(&s->wmu);
-    if ((rc = sq_begin(&s->writer, err)) == 0) {
-        if ((rc = w_delete(s, coll, id, &deleted, err)) == 0)
-            rc = sq_commit(&s->writer, err);
-        else
-            sq_rollback(&s->writer);
-    }
-    pthread_mutex_unlock(&s->wmu);
-    if (rc == 0 && !deleted)
+    if (wq_submit(s, &r) == 0 && !r.deleted)
         return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-    return rc;
+    return wq_result(&r, err);
 }
 
 static const char *op_name(int op)
@@ -985,6 +1196,12 @@ struct push {
     int as_json;      /* bind JSON text (unique index form) */
 };
 
+/* Kinds of terms: over an index expression, or a prefilter for any path
+ * that SQLite's JSON parser (much cheaper than building json-c objects)
+ * evaluates before kh_match(): it keeps documents where the path is
+ * missing, goes through an array or ends on one, so it never loses a match. */
+enum { TERM_PLAIN, TERM_PREFILTER };
+
 #define SQ_MAX_PUSH 16
 
 struct plan {
@@ -1030,7 +1247,8 @@ static int all_bindable(const struct kh_cond *c, int unique)
     return bindable(c->val);
 }
 
-static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr, int as_json)
+static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr, int as_json, int kind,
+                      const char *lit)
 {
     static const char *const cmp[] = {"=", "IN", ">", ">=", "<", "<="};
     const char *op = cmp[c->op];
@@ -1041,15 +1259,18 @@ static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr
     /* a uint64 above INT64_MAX is rounded to a double on both sides */
     if ((c->op == KH_OP_GT || c->op == KH_OP_LT) && kh_num_get(c->val, &n) && n.kind == 1)
         op = c->op == KH_OP_GT ? ">=" : "<=";
+    sb_add(&pl->where, kind == TERM_PREFILTER ? " AND (" : " AND ");
     if (c->op == KH_OP_IN) {
         size_t len = json_object_array_length(c->val);
-        sb_add(&pl->where, " AND %s IN (", expr);
+        sb_add(&pl->where, "%s IN (", expr);
         for (size_t k = 0; k < len; k++)
             sb_add(&pl->where, "%s?%d", k ? "," : "", ++pl->nparam);
         sb_add(&pl->where, ")");
     } else {
-        sb_add(&pl->where, " AND %s %s ?%d", expr, op, ++pl->nparam);
+        sb_add(&pl->where, "%s %s ?%d", expr, op, ++pl->nparam);
     }
+    if (kind == TERM_PREFILTER)
+        sb_add(&pl->where, " OR ifnull(json_type(doc,%s)='array',1))", lit);
     pl->push[pl->npush].c = c;
     pl->push[pl->npush].as_json = as_json;
     pl->npush++;
@@ -1077,7 +1298,7 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
         }
         if (is_id_path(&c->path)) {
             if (all_strings(c)) {
-                push_term(pl, c, "id", 0);
+                push_term(pl, c, "id", 0, TERM_PLAIN, NULL);
                 continue;
             }
             pushed_all = 0;
@@ -1093,10 +1314,16 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
                 if (strcmp(ix->keys[j].text, c->path.text) || !all_bindable(c, ix->unique) ||
                     key_expr(&c->path, ix->unique, expr, sizeof(expr)) < 0)
                     continue;
-                push_term(pl, c, expr, ix->unique);
+                push_term(pl, c, expr, ix->unique, TERM_PLAIN, NULL);
                 used = 1;
                 break;
             }
+        }
+        if (!used && all_bindable(c, 0)) {
+            char lit[KH_PATH_MAX * 2 + 64], expr[KH_PATH_MAX * 2 + 96];
+            if (kh_path_sql_literal(&c->path, lit, sizeof(lit)) == 0 &&
+                key_expr(&c->path, 0, expr, sizeof(expr)) == 0)
+                push_term(pl, c, expr, 0, TERM_PREFILTER, lit);
         }
     }
     pl->exact = pushed_all && f->nconds == pl->npush;
@@ -1452,7 +1679,12 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
     pthread_mutex_init(&s->wmu, NULL);
     pthread_mutex_init(&s->rmu, NULL);
     pthread_mutex_init(&s->mmu, NULL);
+    pthread_mutex_init(&s->cmu, NULL);
+    pthread_mutex_init(&s->qmu, NULL);
+    pthread_cond_init(&s->qcv, NULL);
+    s->qtail = &s->qhead;
     pthread_cond_init(&s->rcv, NULL);
+    pthread_cond_init(&s->ccv, NULL);
     s->sync_full = opts && opts->sync && !strcmp(opts->sync, "full");
     if (opts && opts->sync && opts->sync[0] && strcmp(opts->sync, "full") && strcmp(opts->sync, "normal")) {
         rc = kh_store_err(err, KYTOS_EINVAL, "store_sync must be \"normal\" or \"full\", not \"%.40s\"",
@@ -1513,6 +1745,8 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
         s->readers[k].next_free = s->free_readers;
         s->free_readers = &s->readers[k];
     }
+    if (nreaders && (rc = ckpt_start(s, err)) < 0)
+        goto fail;
     *out = &s->base;
     return 0;
 fail:

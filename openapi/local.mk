@@ -45,3 +45,30 @@ tests_openapi_jsts_conformance_LDADD = openapi/libkytos-openapi-core.la \
 	$(JSONC_LIBS)
 TESTS += tests/openapi/jsts_conformance
 EXTRA_DIST += tests/openapi/jsts-skip.txt
+
+check_PROGRAMS += tests/openapi/check_schema
+tests_openapi_check_schema_SOURCES = tests/openapi/check_schema.c
+tests_openapi_check_schema_CFLAGS = $(TEST_CC) -I$(top_srcdir)/openapi
+tests_openapi_check_schema_LDADD = $(OPENAPI_TEST_LIBS) -lm
+TESTS += tests/openapi/check_schema
+
+check_PROGRAMS += tests/openapi/check_spec
+tests_openapi_check_spec_SOURCES = tests/openapi/check_spec.c
+tests_openapi_check_spec_CFLAGS = $(TEST_CC)
+tests_openapi_check_spec_LDADD = $(OPENAPI_TEST_LIBS)
+TESTS += tests/openapi/check_spec
+
+check_PROGRAMS += tests/openapi/check_request
+tests_openapi_check_request_SOURCES = tests/openapi/check_request.c
+tests_openapi_check_request_CFLAGS = $(TEST_CC)
+tests_openapi_check_request_LDADD = $(OPENAPI_TEST_LIBS)
+TESTS += tests/openapi/check_request
+
+check_PROGRAMS += tests/openapi/check_napps
+tests_openapi_check_napps_SOURCES = tests/openapi/check_napps.c
+tests_openapi_check_napps_CFLAGS = $(TEST_CC)
+tests_openapi_check_napps_LDADD = $(OPENAPI_TEST_LIBS)
+TESTS += tests/openapi/check_napps
+
+TESTS += tests/openapi/cli.sh
+EXTRA_DIST += tests/openapi/cli.sh

@@ -57,6 +57,7 @@ struct koa_disc_map {
     const char *value;      /* discriminator value */
     const char *ref;        /* "#/components/schemas/Dog" */
     struct koa_node *node;  /* NULL: the reference does not resolve */
+    bool implicit;          /* from #/components/schemas/<value> */
 };
 
 struct koa_disc {
@@ -157,8 +158,10 @@ bool koa_compiler_check_cycles(struct koa_compiler *c);
 /* Free the compiler's tables; regexes move to *regexes (caller frees). */
 void koa_compiler_done(struct koa_compiler *c, struct koa_regex ***regexes,
                        size_t *nregexes);
-/* Report a problem at a document location (JSON pointer "#/..." or "/"). */
-void koa_compiler_error(struct koa_compiler *c, json_object *at,
+/* Report a problem at a document location (JSON pointer "#/..." or "/");
+ * at is the json_object or the object key string it concerns, for the
+ * line and column. */
+void koa_compiler_error(struct koa_compiler *c, const void *at,
                         const char *pointer, const char *fmt, ...)
     KOA_PRINTF(4, 5);
 

@@ -36,7 +36,7 @@ void koa_compiler_init(struct koa_compiler *c, struct koa_arena *a,
     c->pos = pos;
 }
 
-void koa_compiler_error(struct koa_compiler *c, json_object *at,
+void koa_compiler_error(struct koa_compiler *c, const void *at,
                         const char *pointer, const char *fmt, ...)
 {
     va_list ap;
@@ -402,6 +402,7 @@ static bool compile_discriminator(struct koa_compiler *c, struct koa_node *n,
             }
             d->map[d->nmap].value = koa_arena_strdup(c->arena, k);
             d->map[d->nmap].ref = full;
+            d->map[d->nmap].implicit = true;
             d->map[d->nmap].node = compile_at(c, sv, full);
             if (!d->map[d->nmap].node)
                 return false;
@@ -439,7 +440,7 @@ static bool compile_object(struct koa_compiler *c, struct koa_node *n,
                 (strcmp(key, "definitions") == 0 || strcmp(key, "$schema") == 0 ||
                  strcmp(key, "$comment") == 0))
                 continue;
-            koa_compiler_error(c, v, ptr, "'%s' is not an OpenAPI 3.0 schema "
+            koa_compiler_error(c, key, ptr, "'%s' is not an OpenAPI 3.0 schema "
                                "keyword%s", key,
                                (!strcmp(key, "patternProperties") ||
                                 !strcmp(key, "const") || !strcmp(key, "$defs"))
@@ -1040,10 +1041,13 @@ static struct koa_node *inplace_edge(const struct koa_node *n, size_t i)
         return n->dep_schemas[i].node;
     i -= n->ndep_schemas;
     if (n->disc) {
-        /* unresolved mapping entries have no node: skip them */
+        /* Explicit mapping entries only: the implicit ones cover every
+         * component schema, often the one holding the discriminator;
+         * such a loop needs a hostile instance and ends at the
+         * evaluation depth limit. */
         size_t j;
         for (j = 0; j < n->disc->nmap; j++) {
-            if (!n->disc->map[j].node)
+            if (!n->disc->map[j].node || n->disc->map[j].implicit)
                 continue;
             if (i == 0)
                 return n->disc->map[j].node;

@@ -33,6 +33,9 @@ struct yconv {
     bool json;
     bool failed;
     struct koa_buf ptr; /* JSON pointer of the node being converted */
+    /* containers being converted, to refuse an alias to an ancestor */
+    struct fy_node *stack[KOA_YAML_MAX_DEPTH + 2];
+    unsigned nstack;
 };
 
 static bool mark_of(struct fy_node *n, uint32_t *line, uint32_t *col)
@@ -382,11 +385,21 @@ static void warn_ambiguous(struct yconv *c, struct fy_node *n, const char *s,
     enum stype t12 = resolve12(s, len);
     uint32_t l = 0, col = 0;
     bool ts = t11 == S_STR && yaml11_timestamp(s, len);
+    /* same type, other value: 1.1 octal 017, 0b101, 1_000, 1:30 */
+    size_t sg = len && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    bool octal = len > sg + 1 && s[sg] == '0' && is_digit(s[sg + 1]);
+    bool num = t11 == S_INT && t12 == S_INT &&
+               (octal || memchr(s, '_', len) || memchr(s, ':', len));
 
-    if (!c->warn || (t11 == t12 && !ts))
+    if (!c->warn || (t11 == t12 && !ts && !num))
         return;
     mark_of(n, &l, &col);
-    if (ts)
+    if (num)
+        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, koa_buf_str(&c->ptr),
+                     "plain scalar '%.*s' is a different number in YAML 1.1 "
+                     "(PyYAML, which Kytos uses) than in YAML 1.2; quote it or "
+                     "write it unambiguously", (int)(len > 60 ? 60 : len), s);
+    else if (ts)
         koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, koa_buf_str(&c->ptr),
                      "plain scalar '%.*s' is a timestamp in YAML 1.1 (PyYAML, "
                      "which Kytos uses) and a string here; quote it",
@@ -702,6 +715,24 @@ static json_object *convert_sequence(struct yconv *c, struct fy_node *n,
     return arr;
 }
 
+/* Position of a container without a key (an item of a sequence): that of
+ * its first scalar (key or item). */
+static bool first_mark(struct fy_node *n, unsigned depth, uint32_t *l, uint32_t *c)
+{
+    void *it = NULL;
+    if (!n || depth > 8)
+        return false;
+    if (fy_node_is_alias(n) || fy_node_is_scalar(n))
+        return mark_of(n, l, c);
+    if (fy_node_is_mapping(n)) {
+        struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
+        return p && first_mark(fy_node_pair_key(p), depth + 1, l, c);
+    }
+    if (fy_node_is_sequence(n))
+        return first_mark(fy_node_sequence_iterate(n, &it), depth + 1, l, c);
+    return false;
+}
+
 /* hl/hc: position to use for a container (that of its key), 0 if none. */
 static json_object *convert(struct yconv *c, struct fy_node *n, unsigned depth,
                             uint32_t hl, uint32_t hc)
@@ -727,17 +758,26 @@ static json_object *convert(struct yconv *c, struct fy_node *n, unsigned depth,
         struct fy_node *t = fy_node_resolve_alias(n);
         size_t len = 0;
         const char *name = fy_node_get_scalar(n, &len);
+        unsigned i;
         if (!t) {
             yerr(c, n, hl, hc, "undefined alias '*%.*s'", (int)len, name ? name : "");
             return NULL;
         }
+        for (i = 0; i < c->nstack; i++) {
+            if (c->stack[i] == t) {
+                yerr(c, n, hl, hc, "recursive alias '*%.*s'", (int)len,
+                     name ? name : "");
+                return NULL;
+            }
+        }
         mark_of(n, &hl, &hc);
         n = t;
     }
-    if (fy_node_is_mapping(n)) {
-        o = convert_mapping(c, n, depth);
-    } else if (fy_node_is_sequence(n)) {
-        o = convert_sequence(c, n, depth);
+    if (fy_node_is_mapping(n) || fy_node_is_sequence(n)) {
+        c->stack[c->nstack++] = n;
+        o = fy_node_is_mapping(n) ? convert_mapping(c, n, depth)
+                                  : convert_sequence(c, n, depth);
+        c->nstack--;
     } else {
         o = convert_scalar(c, n);
     }
@@ -745,6 +785,8 @@ static json_object *convert(struct yconv *c, struct fy_node *n, unsigned depth,
         if (!mark_of(n, &l, &col)) {
             l = hl;
             col = hc;
+            if (!l)
+                first_mark(n, 0, &l, &col);
         }
         record(c, o, l, col);
     }

@@ -485,21 +485,24 @@ static int h_update(kytos_req *req, void *ud)
                                     "uni_z"), dz, sizeof dz);
     {
         static const char *const paths[] = {"primary_path", "backup_path"};
+        struct json_object *checked[2] = {NULL, NULL}, *arr;
         size_t i;
         for (i = 0; i < 2; i++) {
-            struct json_object *arr, *checked = NULL;
-            if (!json_object_object_get_ex(body, paths[i], &arr))
-                continue;
-            if (check_path(paths[i], arr, snap, da, dz, &checked, err, sizeof err) != 0) {
+            if (json_object_object_get_ex(body, paths[i], &arr) &&
+                check_path(paths[i], arr, snap, da, dz, &checked[i], err, sizeof err) != 0) {
+                json_object_put(checked[0]);
                 st = 400;
                 goto done;
             }
-            json_object_object_add(e->doc, paths[i], checked);
         }
-    }
-    json_object_object_foreach(body, k2, v2) {
-        if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path"))
-            json_object_object_add(e->doc, k2, json_object_get(v2));
+        /* every check passed: apply the body */
+        json_object_object_foreach(body, k2, v2) {
+            if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path"))
+                json_object_object_add(e->doc, k2, json_object_get(v2));
+        }
+        for (i = 0; i < 2; i++)
+            if (checked[i])
+                json_object_object_add(e->doc, paths[i], checked[i]);
     }
     if (uni_change) {
         /* swap the UNI reservations: free the old, take the new */

@@ -447,7 +447,7 @@ static int on_southbound(kytos_napp *napp, const kytos_event *ev, void *ud)
                   name ? name : "?");
         return KYTOS_OK;
     }
-    topo_op_begin(&op, t, false);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     if (ends_with(name, ".switch.new") || ends_with(name, ".switch.reconnected"))
         on_switch_new(&op, c);

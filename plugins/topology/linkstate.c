@@ -106,7 +106,7 @@ static void tick_op(struct topo *t)
     struct topo_op op;
     int64_t now;
 
-    topo_op_begin(&op, t, false);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     now = topo_now_ms();
     for (size_t n = 0; n < t->n_links; n++) {

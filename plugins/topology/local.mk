@@ -7,7 +7,8 @@ plugins_topology_la_SOURCES = \
 	plugins/topology/events.c plugins/topology/rest_util.c plugins/topology/rest_get.c \
 	plugins/topology/rest_switch.c plugins/topology/rest_intf.c plugins/topology/rest_link.c \
 	plugins/topology/linkid.c plugins/topology/linkid.h \
-	plugins/topology/pyfloat.c plugins/topology/pyfloat.h
+	plugins/topology/pyfloat.c plugins/topology/pyfloat.h \
+	plugins/topology/jsonw.c plugins/topology/jsonw.h
 nodist_plugins_topology_la_SOURCES = plugins/topology/openapi_spec.c
 plugins_topology_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS)
 plugins_topology_la_LDFLAGS = $(NAPP_LINK)

@@ -90,7 +90,6 @@ static void topo_free(struct topo *t)
 static int topology_init(kytos_napp *napp, char **errmsg)
 {
     struct topo *t = calloc(1, sizeof(*t));
-    struct json_object *tree;
     int rc;
 
     if (!t) {
@@ -101,7 +100,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&t->write_lock, NULL);
     pthread_rwlock_init(&t->rw, NULL);
     pthread_mutex_init(&t->snap_lock, NULL);
-    atomic_init(&t->writers_waiting, 0);
+    atomic_init(&t->updated_pending, false);
     atomic_init(&t->pending_timers, 0);
     t->failed_switches = json_object_new_object();
     t->failed_links = json_object_new_object();
@@ -117,13 +116,11 @@ static int topology_init(kytos_napp *napp, char **errmsg)
         topo_free(t);
         return rc;
     }
-    tree = topo_snapshot_rebuild(t);
-    if (!tree) {
+    if (!topo_snapshot_rebuild(t)) {
         topo_free(t);
         *errmsg = errdup("out of memory");
         return KYTOS_ENOMEM;
     }
-    json_object_put(tree);
 
     rc = topo_routes_get(t);
     if (rc == KYTOS_OK)
@@ -134,6 +131,8 @@ static int topology_init(kytos_napp *napp, char **errmsg)
         rc = topo_routes_link(t);
     if (rc == KYTOS_OK)
         rc = topo_events_subscribe(t);
+    if (rc == KYTOS_OK)
+        rc = topo_op_subscribe(t);
     if (rc == KYTOS_OK && t->link_up_timer_ms > 0)
         rc = kytos_timer_add(napp, t->link_up_timer_ms < 250 ? (unsigned)t->link_up_timer_ms : 250,
                              topo_linkstate_tick, t);
@@ -183,12 +182,13 @@ static int topology_start(kytos_napp *napp)
     struct topo_op op;
     struct json_object *content;
 
-    topo_op_begin(&op, t, false);
+    topo_op_begin(&op, t);
     for (size_t n = 0; n < t->n_switches; n++)
         for (size_t k = 0; k < t->switches[n]->n_intfs; k++)
             topo_op_event(&op, "kytos/topology.port.created", port_created(t->switches[n]->intfs[k]));
-    content = json_object_new_object();
-    json_object_object_add(content, "topology", topo_tree(t, NULL));
+    content = topo_snapshot_tree(t);
+    if (!content)
+        content = json_object_new_object();
     json_object_object_add(content, "failed_switches", copy_of(t->failed_switches));
     json_object_object_add(content, "failed_links", copy_of(t->failed_links));
     topo_op_event(&op, "kytos/topology.topology_loaded", content);

@@ -6,14 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void topo_op_begin(struct topo_op *op, struct topo *t, bool must_rebuild)
+void topo_op_begin(struct topo_op *op, struct topo *t)
 {
     memset(op, 0, sizeof(*op));
     op->t = t;
-    op->must_rebuild = must_rebuild;
-    atomic_fetch_add(&t->writers_waiting, 1);
     pthread_mutex_lock(&t->write_lock);
-    atomic_fetch_sub(&t->writers_waiting, 1);
 }
 
 void topo_op_lock_model(struct topo_op *op)
@@ -129,21 +126,15 @@ static void run_writes(struct topo_op *op)
 void topo_op_end(struct topo_op *op)
 {
     struct topo *t = op->t;
-    struct json_object *tree = NULL;
     struct topo_evq q;
     struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = -1};
+    bool notify = false;
 
     run_writes(op);
-    if (op->changed || t->dirty) {
-        /* During a burst of events only the last writer in line rebuilds;
-         * REST writes always do, so a client reads its own write. */
-        if (!op->must_rebuild && atomic_load(&t->writers_waiting) > 0) {
-            t->dirty = true;
-        } else {
-            tree = topo_snapshot_rebuild(t);
-            if (tree)
-                t->dirty = false;
-        }
+    if (op->changed) {
+        if (!topo_snapshot_rebuild(t))
+            kytos_log(t->napp, KYTOS_LOG_ERROR, "out of memory rebuilding the topology bodies");
+        notify = !op->quiet && !atomic_exchange(&t->updated_pending, true);
     }
     q = op->evq;
     op->evq = (struct topo_evq){0};
@@ -158,21 +149,45 @@ void topo_op_end(struct topo_op *op)
         free(q.v[i].name);
     }
     free(q.v);
-    if (tree && op->quiet) {
-        json_object_put(tree);
-        tree = NULL;
-    }
-    if (tree) {
-        struct json_object *content = json_object_new_object();
-        if (content) {
-            json_object_object_add(content, "topology", tree);
-            int rc = kytos_event_publish(t->napp, "kytos/topology.updated", content, &opts);
-            if (rc < 0)
-                kytos_log(t->napp, KYTOS_LOG_WARNING, "publish kytos/topology.updated failed: %s",
-                          kytos_strerror(rc));
-            json_object_put(content);
-        } else {
-            json_object_put(tree);
+    if (notify) {
+        int rc = kytos_event_publish(t->napp, TOPO_NOTIFY_UPDATE, NULL, &opts);
+        if (rc < 0) {
+            atomic_store(&t->updated_pending, false);
+            kytos_log(t->napp, KYTOS_LOG_WARNING, "publish %s failed: %s", TOPO_NOTIFY_UPDATE,
+                      kytos_strerror(rc));
         }
     }
+}
+
+/* The coalesced kytos/topology.updated (see topo.h). */
+static int on_notify_update(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct topo *t = ud;
+    struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = -1};
+    struct json_object *content;
+    int rc;
+
+    (void)napp;
+    (void)ev;
+    atomic_store(&t->updated_pending, false);  /* before reading: no change is missed */
+    content = topo_snapshot_tree(t);
+    if (!content)
+        return KYTOS_ENOMEM;
+    rc = kytos_event_publish(t->napp, "kytos/topology.updated", content, &opts);
+    if (rc < 0)
+        kytos_log(t->napp, KYTOS_LOG_WARNING, "publish kytos/topology.updated failed: %s",
+                  kytos_strerror(rc));
+    json_object_put(content);
+    return KYTOS_OK;
+}
+
+int topo_op_subscribe(struct topo *t)
+{
+    return kytos_event_subscribe(t->napp, &(struct kytos_sub){
+        .struct_size = sizeof(struct kytos_sub),
+        .pattern = "kytos/topology\\.notify_topology_update",
+        .handler = on_notify_update,
+        .ud = t,
+        .pool = "dynamic_single",
+    });
 }

@@ -72,7 +72,7 @@ static int set_enabled(kytos_req *req, struct topo *t, bool enable, bool whole_s
     } else {
         topo_split_intf_id(id, dpid, sizeof(dpid), &port, &port_ok);
     }
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     if (!sw)
@@ -197,7 +197,7 @@ static int add_intf_metadata(kytos_req *req, void *ud)
 
     if (!md)
         return KYTOS_OK;
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     i = find_or_answer(req, t, &status);
@@ -226,7 +226,7 @@ static int delete_intf_metadata(kytos_req *req, void *ud)
     bool had = false;
     int status;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     i = find_or_answer(req, t, &status);
@@ -359,7 +359,7 @@ static int delete_intf(kytos_req *req, void *ud)
         return KYTOS_OK;
     }
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     i = topo_intf_find(sw, port);

@@ -23,7 +23,7 @@ static int enable_link(kytos_req *req, void *ud)
     struct topo_op op;
     char needs[TOPO_INTF_ID_MAX + 1] = "";
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l && !l->a->enabled)
@@ -54,7 +54,7 @@ static int disable_link(kytos_req *req, void *ud)
     struct topo_link *l;
     struct topo_op op;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l) {
@@ -100,7 +100,7 @@ static int add_link_metadata(kytos_req *req, void *ud)
 
     if (!md)
         return KYTOS_OK;
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l) {
@@ -127,7 +127,7 @@ static int delete_link_metadata(kytos_req *req, void *ud)
     struct topo_op op;
     bool had = false;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l && key && json_object_object_get_ex(l->metadata, key, NULL)) {
@@ -154,7 +154,7 @@ static int delete_link(kytos_req *req, void *ud)
     struct topo_op op;
     bool busy = false;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l && topo_link_status(l, topo_now_ms()) != TOPO_DISABLED) {

@@ -38,7 +38,7 @@ static int enable_switch(kytos_req *req, void *ud)
     struct topo_switch *sw;
     struct topo_op op;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     if (sw) {
@@ -64,7 +64,7 @@ static int disable_switch(kytos_req *req, void *ud)
     struct topo_switch *sw;
     struct topo_op op;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     if (sw) {
@@ -150,7 +150,7 @@ static int delete_switch(kytos_req *req, void *ud)
     }
     json_object_put(flows);
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     why = sw ? switch_in_use(t, sw, &owned) : NULL;
@@ -204,7 +204,7 @@ static int add_switch_metadata(kytos_req *req, void *ud)
 
     if (!md)
         return KYTOS_OK;
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, kytos_req_param(req, "dpid"));
@@ -232,7 +232,7 @@ static int delete_switch_metadata(kytos_req *req, void *ud)
     struct topo_op op;
     bool had = false;
 
-    topo_op_begin(&op, t, true);
+    topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, kytos_req_param(req, "dpid"));

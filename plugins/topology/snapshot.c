@@ -1,41 +1,155 @@
 /* plugins/topology/snapshot.c - the cached GET bodies.
  *
- * GET v3/ must be cheap: the bodies are serialised once per change and
- * kept in an immutable, refcounted snapshot.  A reader takes a reference
- * under snap_lock (a pointer copy and an atomic increment), answers, and
- * drops it; the writer that rebuilt swaps the pointer and drops the old
- * snapshot's reference, so the last reader frees it. */
+ * GET v3/ must be cheap: the bodies are written once per change, straight
+ * from the model with the text writer (jsonw.c), and kept in an immutable,
+ * refcounted snapshot.  A reader takes a reference under snap_lock (a
+ * pointer copy and an atomic increment), answers, and drops it; the writer
+ * that rebuilt swaps the pointer and drops the old snapshot's reference, so
+ * the last reader frees it.  Each interface is written once per rebuild and
+ * copied into the switches, links and interfaces bodies.
+ *
+ * The key order and value formats are those of Kytos' as_dict() (see
+ * view.c, which builds the same shapes as json-c values for events). */
 #include "topo.h"
+#include "jsonw.h"
+#include "pyfloat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-
-static char *wrap(const char *pre, const char *mid, size_t mid_len, const char *sep,
-                  const char *mid2, size_t mid2_len, const char *post, size_t *len)
+static void write_status_reason(struct jw *w, bool enabled)
 {
-    size_t lp = strlen(pre), ls = sep ? strlen(sep) : 0, lq = strlen(post);
-    size_t n = lp + mid_len + ls + mid2_len + lq;
-    char *out = malloc(n + 1), *p = out;
+    jw_lit(w, enabled ? "[]" : "[\"disabled\"]");
+}
 
-    if (!out)
-        return NULL;
-    memcpy(p, pre, lp);
-    p += lp;
-    memcpy(p, mid, mid_len);
-    p += mid_len;
-    if (sep) {
-        memcpy(p, sep, ls);
-        p += ls;
-        memcpy(p, mid2, mid2_len);
-        p += mid2_len;
+static void write_intf(struct jw *w, const struct topo_intf *i)
+{
+    char f[TOPO_PYFLOAT_MAX];
+
+    jw_lit(w, "{\"id\":");
+    jw_str(w, i->id);
+    jw_lit(w, ",\"name\":");
+    jw_str(w, i->name);
+    jw_lit(w, ",\"port_number\":");
+    jw_i64(w, i->port);
+    jw_lit(w, ",\"mac\":");
+    jw_str(w, i->mac);
+    jw_lit(w, ",\"switch\":");
+    jw_str(w, i->sw->dpid);
+    jw_lit(w, ",\"type\":\"interface\",\"nni\":");
+    jw_bool(w, i->nni);
+    jw_lit(w, ",\"uni\":");
+    jw_bool(w, !i->nni);
+    jw_lit(w, ",\"speed\":");
+    if (i->speed_kind == TOPO_SPEED_INT) {
+        jw_i64(w, i->speed_int);
+    } else if (i->speed_kind == TOPO_SPEED_FLOAT) {
+        topo_pyfloat(i->speed_float, f);
+        jw_lit(w, f);
+    } else {
+        jw_lit(w, "null");
     }
-    memcpy(p, post, lq);
-    p += lq;
-    *p = '\0';
-    *len = n;
-    return out;
+    jw_lit(w, ",\"metadata\":");
+    jw_json(w, i->metadata);
+    jw_lit(w, ",\"lldp\":");
+    jw_bool(w, i->lldp);
+    jw_lit(w, ",\"active\":");
+    jw_bool(w, i->active);
+    jw_lit(w, ",\"enabled\":");
+    jw_bool(w, i->enabled);
+    jw_lit(w, ",\"status\":\"");
+    jw_lit(w, topo_status_str(topo_intf_status(i)));
+    jw_lit(w, "\",\"status_reason\":");
+    write_status_reason(w, i->enabled);
+    jw_lit(w, ",\"link\":");
+    jw_str(w, i->link ? i->link->id : "");
+    jw_lit(w, "}");
+}
+
+/* Kytos puts switches "somewhere in the ocean" when lat/lng are missing. */
+static void write_switch_metadata(struct jw *w, struct json_object *md, size_t idx)
+{
+    struct json_object *copy = NULL;
+    char lng[TOPO_PYFLOAT_MAX];
+
+    if (json_object_object_get_ex(md, "lat", NULL) && json_object_object_get_ex(md, "lng", NULL)) {
+        jw_json(w, md);
+        return;
+    }
+    if (json_object_deep_copy(md, &copy, NULL) != 0) {
+        w->oom = true;
+        return;
+    }
+    topo_pyfloat(-30.0 + (double)idx * 10.0, lng);
+    json_object_object_add(copy, "lat", json_object_new_string("0.0"));
+    json_object_object_add(copy, "lng", json_object_new_string(lng));
+    jw_json(w, copy);
+    json_object_put(copy);
+}
+
+static void write_switch(struct jw *w, const struct topo_switch *s, size_t idx, const struct jw *ib)
+{
+    jw_lit(w, "{\"id\":");
+    jw_str(w, s->dpid);
+    jw_lit(w, ",\"name\":");
+    jw_str(w, s->dpid);
+    jw_lit(w, ",\"dpid\":");
+    jw_str(w, s->dpid);
+    jw_lit(w, ",\"connection\":");
+    jw_str(w, s->connection);
+    jw_lit(w, ",\"ofp_version\":");
+    jw_str(w, s->ofp_version);
+    jw_lit(w, ",\"type\":\"switch\",\"manufacturer\":");
+    jw_str(w, s->manufacturer);
+    jw_lit(w, ",\"serial\":");
+    jw_str(w, s->serial);
+    jw_lit(w, ",\"hardware\":");
+    jw_str(w, s->hardware);
+    jw_lit(w, ",\"software\":");
+    jw_str(w, s->software);
+    jw_lit(w, ",\"data_path\":");
+    jw_str(w, s->data_path);
+    jw_lit(w, ",\"interfaces\":{");
+    for (size_t k = 0; k < s->n_intfs; k++) {
+        if (k)
+            jw_lit(w, ",");
+        jw_key(w, s->intfs[k]->id);
+        jw_raw(w, ib->buf + s->intfs[k]->w_off, s->intfs[k]->w_len);
+    }
+    jw_lit(w, "},\"metadata\":");
+    write_switch_metadata(w, s->metadata, idx);
+    jw_lit(w, ",\"active\":");
+    jw_bool(w, s->active);
+    jw_lit(w, ",\"enabled\":");
+    jw_bool(w, s->enabled);
+    jw_lit(w, ",\"status\":\"");
+    jw_lit(w, topo_status_str(topo_switch_status(s)));
+    jw_lit(w, "\",\"status_reason\":");
+    write_status_reason(w, s->enabled);
+    jw_lit(w, "}");
+}
+
+static void write_link(struct jw *w, const struct topo_link *l, int64_t now, const struct jw *ib)
+{
+    bool enabled = topo_link_is_enabled(l);
+
+    jw_lit(w, "{\"id\":");
+    jw_str(w, l->id);
+    jw_lit(w, ",\"endpoint_a\":");
+    jw_raw(w, ib->buf + l->a->w_off, l->a->w_len);
+    jw_lit(w, ",\"endpoint_b\":");
+    jw_raw(w, ib->buf + l->b->w_off, l->b->w_len);
+    jw_lit(w, ",\"metadata\":");
+    jw_json(w, l->metadata);
+    jw_lit(w, ",\"active\":");
+    jw_bool(w, topo_link_is_active(l));
+    jw_lit(w, ",\"enabled\":");
+    jw_bool(w, enabled);
+    jw_lit(w, ",\"status\":\"");
+    jw_lit(w, topo_status_str(topo_link_status(l, now)));
+    jw_lit(w, "\",\"status_reason\":");
+    write_status_reason(w, enabled);
+    jw_lit(w, "}");
 }
 
 static void snapshot_free(struct topo_snapshot *s)
@@ -49,47 +163,112 @@ static void snapshot_free(struct topo_snapshot *s)
     free(s);
 }
 
-struct json_object *topo_snapshot_rebuild(struct topo *t)
+bool topo_snapshot_rebuild(struct topo *t)
 {
-    struct json_object *all = NULL, *tree, *sws = NULL, *lks = NULL;
+    struct jw ib = {0}, sw = {0}, lk = {0}, ifs = {0}, top = {0};
     struct topo_snapshot *s, *old;
-    const char *sw_txt, *lk_txt, *if_txt;
-    size_t sw_len = 0, lk_len = 0, if_len = 0;
+    int64_t now = topo_now_ms();
+    bool first = true;
 
-    tree = topo_tree(t, &all);
-    if (!tree)
-        return NULL;
+    /* every interface once */
+    for (size_t n = 0; n < t->n_switches; n++) {
+        for (size_t k = 0; k < t->switches[n]->n_intfs; k++) {
+            struct topo_intf *i = t->switches[n]->intfs[k];
+            i->w_off = ib.len;
+            write_intf(&ib, i);
+            i->w_len = ib.len - i->w_off;
+        }
+    }
+    if (ib.oom)
+        goto fail;
+    jw_lit(&sw, "{");
+    jw_lit(&ifs, "{\"interfaces\":{");
+    for (size_t n = 0; n < t->n_switches; n++) {
+        const struct topo_switch *x = t->switches[n];
+        if (n)
+            jw_lit(&sw, ",");
+        jw_key(&sw, x->dpid);
+        write_switch(&sw, x, n, &ib);
+        for (size_t k = 0; k < x->n_intfs; k++) {
+            if (!first)
+                jw_lit(&ifs, ",");
+            first = false;
+            jw_key(&ifs, x->intfs[k]->id);
+            jw_raw(&ifs, ib.buf + x->intfs[k]->w_off, x->intfs[k]->w_len);
+        }
+    }
+    jw_lit(&sw, "}");
+    jw_lit(&ifs, "}}");
+    jw_lit(&lk, "{");
+    for (size_t n = 0; n < t->n_links; n++) {
+        if (n)
+            jw_lit(&lk, ",");
+        jw_key(&lk, t->links[n]->id);
+        write_link(&lk, t->links[n], now, &ib);
+    }
+    jw_lit(&lk, "}");
+    jw_lit(&top, "{\"topology\":{\"switches\":");
+    jw_raw(&top, sw.buf, sw.len);
+    jw_lit(&top, ",\"links\":");
+    jw_raw(&top, lk.buf, lk.len);
+    jw_lit(&top, "}}");
+    /* the bare objects become the wrapped bodies */
+    {
+        struct jw ws = {0}, wl = {0};
+        jw_lit(&ws, "{\"switches\":");
+        jw_raw(&ws, sw.buf, sw.len);
+        jw_lit(&ws, "}");
+        jw_lit(&wl, "{\"links\":");
+        jw_raw(&wl, lk.buf, lk.len);
+        jw_lit(&wl, "}");
+        jw_free(&sw);
+        jw_free(&lk);
+        sw = ws;
+        lk = wl;
+    }
     s = calloc(1, sizeof(*s));
     if (!s)
         goto fail;
-    json_object_object_get_ex(tree, "switches", &sws);
-    json_object_object_get_ex(tree, "links", &lks);
-    sw_txt = json_object_to_json_string_length(sws, JSON_FLAGS, &sw_len);
-    lk_txt = json_object_to_json_string_length(lks, JSON_FLAGS, &lk_len);
-    if_txt = json_object_to_json_string_length(all, JSON_FLAGS, &if_len);
-    if (!sw_txt || !lk_txt || !if_txt)
-        goto fail;
-    s->topology = wrap("{\"topology\":{\"switches\":", sw_txt, sw_len, ",\"links\":", lk_txt,
-                       lk_len, "}}", &s->topology_len);
-    s->switches = wrap("{\"switches\":", sw_txt, sw_len, NULL, NULL, 0, "}", &s->switches_len);
-    s->links = wrap("{\"links\":", lk_txt, lk_len, NULL, NULL, 0, "}", &s->links_len);
-    s->interfaces = wrap("{\"interfaces\":", if_txt, if_len, NULL, NULL, 0, "}",
-                         &s->interfaces_len);
-    if (!s->topology || !s->switches || !s->links || !s->interfaces)
-        goto fail;
-    json_object_put(all);
+    s->topology = jw_take(&top, &s->topology_len);
+    s->switches = jw_take(&sw, &s->switches_len);
+    s->links = jw_take(&lk, &s->links_len);
+    s->interfaces = jw_take(&ifs, &s->interfaces_len);
+    jw_free(&ib);
+    if (!s->topology || !s->switches || !s->links || !s->interfaces) {
+        snapshot_free(s);
+        return false;
+    }
     atomic_init(&s->refs, 1);
     pthread_mutex_lock(&t->snap_lock);
     old = t->snap;
     t->snap = s;
     pthread_mutex_unlock(&t->snap_lock);
     topo_snapshot_put(old);
-    return tree;
+    return true;
 fail:
-    snapshot_free(s);
-    json_object_put(all);
-    json_object_put(tree);
-    return NULL;
+    jw_free(&ib);
+    jw_free(&sw);
+    jw_free(&lk);
+    jw_free(&ifs);
+    jw_free(&top);
+    return false;
+}
+
+struct json_object *topo_snapshot_tree(struct topo *t)
+{
+    struct topo_snapshot *s = topo_snapshot_get(t);
+    struct json_tokener *tok;
+    struct json_object *o = NULL;
+
+    if (!s)
+        return NULL;
+    tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
+    if (tok && s->topology_len < INT32_MAX)
+        o = json_tokener_parse_ex(tok, s->topology, (int)s->topology_len);
+    if (tok)
+        json_tokener_free(tok);
+    topo_snapshot_put(s);
+    return o;
 }
 
 struct topo_snapshot *topo_snapshot_get(struct topo *t)

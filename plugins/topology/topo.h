@@ -8,9 +8,16 @@
  * of single entities (metadata GETs) take t->rw in read mode.  The bulk
  * GETs (v3/, switches, interfaces, links) never touch the model: they serve
  * the current snapshot (snapshot.c), an immutable refcounted set of bodies
- * rebuilt at the end of each write op that changed something.  Events are
- * queued during the op and published after every lock is released, so a
- * full event buffer never blocks a lock holder.
+ * rewritten at the end of each write op that changed something, before
+ * its events go out (a NApp reacting to link_down reads the new state).
+ * Events are queued during the op and published after every lock is
+ * released, so a full event buffer never blocks a lock holder.
+ *
+ * kytos/topology.updated carries the whole topology.  It is coalesced: an
+ * op that changed something publishes a small internal trigger
+ * (kytos/topology.notify_topology_update) unless one is pending; its
+ * handler publishes one updated event with the current snapshot.  A burst
+ * of discovery events thus costs a few full copies, not one per event.
  */
 #ifndef TOPO_TOPO_H
 #define TOPO_TOPO_H
@@ -44,6 +51,7 @@ struct topo_intf {
     struct topo_link *link;    /* NULL: "" */
     struct topo_switch *sw;
     char *updated_at;
+    size_t w_off, w_len;       /* its text in the snapshot being written */
 };
 
 struct topo_switch {
@@ -103,7 +111,6 @@ struct topo_op {
     struct topo_write *writes;
     size_t n_writes, cap_writes;
     bool changed;       /* the snapshot must be rebuilt */
-    bool must_rebuild;  /* REST ops: rebuild even when others wait */
     bool quiet;         /* no kytos/topology.updated (Kytos sends none) */
 };
 
@@ -111,8 +118,7 @@ struct topo {
     kytos_napp *napp;
     pthread_mutex_t write_lock;
     pthread_rwlock_t rw;
-    atomic_int writers_waiting;
-    bool dirty;                      /* a coalesced op skipped its rebuild */
+    atomic_bool updated_pending;     /* a kytos/topology.updated is on its way */
 
     struct topo_switch **switches;   /* insertion order */
     size_t n_switches, cap_switches;
@@ -161,25 +167,26 @@ int64_t topo_now_ms(void);                       /* CLOCK_MONOTONIC */
 struct json_object *topo_intf_dict(const struct topo_intf *i);
 struct json_object *topo_switch_dict(const struct topo_switch *s, bool with_latlng, size_t idx);
 struct json_object *topo_link_dict(const struct topo_link *l, int64_t now_ms);
-/* {"switches": {...}, "links": {...}} with lat/lng injected; *interfaces
- * (may be NULL) receives the merged interfaces object. */
-struct json_object *topo_tree(struct topo *t, struct json_object **interfaces);
 
 /* ---- snapshot.c ---- */
-/* Build a snapshot from the model (caller holds write_lock) and swap it in.
- * Returns the tree it serialised (new ref, for kytos/topology.updated), or
- * NULL on allocation failure. */
-struct json_object *topo_snapshot_rebuild(struct topo *t);
+/* Write a snapshot from the model (caller holds write_lock) and swap it in.
+ * false on allocation failure (the old snapshot stays). */
+bool topo_snapshot_rebuild(struct topo *t);
+/* {"topology": {"switches": ..., "links": ...}} parsed from the current
+ * snapshot: exactly GET v3/'s body.  New ref, NULL on failure. */
+struct json_object *topo_snapshot_tree(struct topo *t);
 struct topo_snapshot *topo_snapshot_get(struct topo *t);
 void topo_snapshot_put(struct topo_snapshot *s);
 void topo_snapshot_free_all(struct topo *t);
 
 /* ---- op.c: write ops ---- */
-void topo_op_begin(struct topo_op *op, struct topo *t, bool must_rebuild);
+void topo_op_begin(struct topo_op *op, struct topo *t);
 void topo_op_lock_model(struct topo_op *op);    /* rw write lock */
 void topo_op_unlock_model(struct topo_op *op);
 /* Store writes, snapshot rebuild, unlock, publish. */
 void topo_op_end(struct topo_op *op);
+#define TOPO_NOTIFY_UPDATE "kytos/topology.notify_topology_update"
+int topo_op_subscribe(struct topo *t);
 /* Queue an event (takes content). */
 void topo_op_event(struct topo_op *op, const char *name, struct json_object *content);
 void topo_op_persist_switch(struct topo_op *op, struct topo_switch *sw);

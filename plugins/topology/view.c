@@ -1,6 +1,7 @@
 /* plugins/topology/view.c - the as_dict() shapes of kytos.core's Switch,
- * Interface and Link, key order included (GET v3/ is compared byte for
- * byte with ../shared/fixtures/gen_topology.py).
+ * Interface and Link as json-c values, for event contents.  snapshot.c
+ * writes the same shapes as text for the GET bodies (compared byte for byte
+ * with ../shared/fixtures/gen_topology.py); a test checks they agree.
  *
  * status_reason: Kytos fills it from status_reason_funcs that NApps
  * register (none of ours do) plus "disabled" for a disabled entity; the
@@ -147,51 +148,4 @@ static struct json_object *link_dict_with(const struct topo_link *l, int64_t now
 struct json_object *topo_link_dict(const struct topo_link *l, int64_t now_ms)
 {
     return link_dict_with(l, now_ms, topo_intf_dict(l->a), topo_intf_dict(l->b));
-}
-
-struct json_object *topo_tree(struct topo *t, struct json_object **interfaces)
-{
-    struct json_object *tree = json_object_new_object();
-    struct json_object *sws = json_object_new_object();
-    struct json_object *lks = json_object_new_object();
-    struct json_object *all = json_object_new_object();
-    int64_t now = topo_now_ms();
-
-    if (!tree || !sws || !lks || !all)
-        goto fail;
-    for (size_t n = 0; n < t->n_switches; n++) {
-        const struct topo_switch *s = t->switches[n];
-        struct json_object *intfs = json_object_new_object();
-        if (!intfs)
-            goto fail;
-        for (size_t k = 0; k < s->n_intfs; k++) {
-            struct json_object *d = topo_intf_dict(s->intfs[k]);
-            json_object_object_add(intfs, s->intfs[k]->id, d);
-            /* shared within this tree: serialised, never mutated */
-            json_object_object_add(all, s->intfs[k]->id, json_object_get(d));
-        }
-        json_object_object_add(sws, s->dpid, switch_dict_with(s, true, n, intfs));
-    }
-    for (size_t n = 0; n < t->n_links; n++) {
-        const struct topo_link *l = t->links[n];
-        struct json_object *ea = NULL, *eb = NULL;
-        json_object_object_get_ex(all, l->a->id, &ea);
-        json_object_object_get_ex(all, l->b->id, &eb);
-        ea = ea ? json_object_get(ea) : topo_intf_dict(l->a);
-        eb = eb ? json_object_get(eb) : topo_intf_dict(l->b);
-        json_object_object_add(lks, l->id, link_dict_with(l, now, ea, eb));
-    }
-    json_object_object_add(tree, "switches", sws);
-    json_object_object_add(tree, "links", lks);
-    if (interfaces)
-        *interfaces = all;
-    else
-        json_object_put(all);
-    return tree;
-fail:
-    json_object_put(tree);
-    json_object_put(sws);
-    json_object_put(lks);
-    json_object_put(all);
-    return NULL;
 }

@@ -1,0 +1,112 @@
+# bench/napps-bench.sh - sourced by run-bench.sh: Kytos-ng's load scenarios
+# against a kytosd running the shipped NApps (simnet's 3-switch ring), each
+# beside its ceiling measured in the same run.  KYTOS_URL=http://host:port
+# points the client-side scenarios at another server (e.g. a Kytos-ng) and
+# skips the ceiling and server-side figures.
+FIXED_SECS=${BENCH_FIXED_SECONDS:-60}
+FLOW_BODY='{"force":true,"flows":[{"priority":10,"match":{"in_port":1,"dl_vlan":100},"actions":[{"action_type":"output","port":1}]}]}'
+
+rss_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# openloop_run PID PORT PATH RATE SECS [METHOD BODYFILE [-u]]: key=value line + cpu
+openloop_run() {
+  pid=$1 port=$2 p=$3 rate=$4 secs=$5 m=${6:-GET} bf=${7:-} u=${8:-}
+  t0=$(cpu_ticks "$pid")
+  if [ -n "$bf" ]; then
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -m "$m" -b "$bf" $u -c 512 -t 5)
+  else
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -c 512 -t 5)
+  fi
+  t1=$(cpu_ticks "$pid")
+  echo "$line cpu_ticks=$((t1 - t0))"
+}
+
+kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+row_openloop() { # row_openloop NAME LINE PID
+  line=$2
+  sent=$(kv "$line" sent); ok=$(kv "$line" ok)
+  cpu=$(kv "$line" cpu_ticks)
+  awk -v n="$1" -v sent="$sent" -v ok="$ok" -v rate="$(kv "$line" rate)" -v p50="$(kv "$line" p50_ms)" \
+      -v p95="$(kv "$line" p95_ms)" -v p99="$(kv "$line" p99_ms)" -v mx="$(kv "$line" max_ms)" \
+      -v rej="$(kv "$line" rejected)" -v err="$(kv "$line" errors)" -v to="$(kv "$line" timeouts)" \
+      -v cpu="$cpu" -v hz="$hz" -v rss="$(rss_kb "$3")" 'BEGIN {
+      printf "| %-44s | %8.0f | %7.4f | %7.3f | %7.3f | %7.3f | %8.3f | %7d | %4d/%-4d | %6.1f | %8.3f |\n",
+        n, rate, (sent > 0 ? ok / sent : 0), p50, p95, p99, mx, rej, err, to, rss / 1024,
+        (sent > 0 ? cpu / hz / sent * 1000 : 0) }'
+}
+
+napps_bench() {
+  echo "## Kytos-ng load scenarios (kytosd with simnet, topology, flow_manager, mef_eline)"
+  mkdir -p "$WORK/napps"
+  for n in simnet topology flow_manager mef_eline; do
+    [ -f "$B/plugins/.libs/$n.so" ] || { echo "($n.so not built: skipped)"; return 0; }
+    cp "$B/plugins/.libs/$n.so" "$WORK/napps/"
+  done
+  start_kytosd "$WORK/napps" || return 1
+  i=0
+  until curl -sf "http://127.0.0.1:$KPORT/api/kytos/topology/v3/" -o "$WORK/topo.json" &&
+        [ "$(python3 -c "import json;print(len(json.load(open('$WORK/topo.json'))['topology']['links']))")" -ge 3 ]; do
+    i=$((i + 1)); [ $i -lt 100 ] || { echo "topology never appeared"; return 1; }; sleep 0.1
+  done
+  echo "GET topology/v3 body: $(wc -c <"$WORK/topo.json") bytes"
+  printf '%s' "$FLOW_BODY" >"$WORK/flow.json"
+  printf 'wrk.method = "POST"\nwrk.body = [[%s]]\nwrk.headers["Content-Type"] = "application/json"\n' "$FLOW_BODY" >"$WORK/flow.lua"
+  cat >"$WORK/evc.lua" <<'LUA'
+local i = 0
+request = function()
+  i = i + 1
+  local body = string.format('{"name":"bench-evc-%d-%d","uni_a":{"interface_id":"00:00:00:00:00:00:00:01:1","tag":{"tag_type":"vlan","value":%d}},"uni_z":{"interface_id":"00:00:00:00:00:00:00:03:1","tag":{"tag_type":"vlan","value":%d}},"enabled":false}', os.time(), i, 1 + i % 4000, 1 + i % 4000)
+  return wrk.format("POST", "/api/kytos/mef_eline/v2/evc/", {["Content-Type"] = "application/json"}, body)
+end
+LUA
+  CPORT=$(free_port)
+  taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 "$WORK/topo.json" & CPID=$!
+  wait_port "$CPORT"
+
+  echo
+  echo "Max throughput (wrk -t1 -c64 -d${SECS}s, closed loop), median of $REPEAT:"
+  for r in $(seq "$REPEAT"); do
+    wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" >>"$WORK/n_c_get"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/topology/v3/" >>"$WORK/n_k_get"
+    wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" "$WORK/flow.lua" >>"$WORK/n_c_post"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01" "$WORK/flow.lua" >>"$WORK/n_k_post"
+  done
+  wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/mef_eline/v2/evc/" "$WORK/evc.lua" >>"$WORK/n_k_evc"
+  table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx"
+  table_row "---" "---" "---" "---" "---" "---"
+  for f in n_c_get n_k_get n_c_post n_k_post n_k_evc; do
+    case $f in n_c_get) n="ceiling GET (same bytes)";; n_k_get) n="GET topology/v3";;
+      n_c_post) n="ceiling POST -> 202";; n_k_post) n="POST flows/{dpid} (validated, stored)";;
+      n_k_evc) n="POST mef_eline/v2/evc/ (distinct)";; esac
+    table_row "$n" "$(cut -d' ' -f1 "$WORK/$f" | median)" "$(cut -d' ' -f2 "$WORK/$f" | median)" \
+      "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)"
+  done
+  gmax=$(cut -d' ' -f1 "$WORK/n_k_get" | median); pmax=$(cut -d' ' -f1 "$WORK/n_k_post" | median)
+  awk -v kg="$gmax" -v cg="$(cut -d' ' -f1 "$WORK/n_c_get" | median)" -v kp="$pmax" \
+      -v cp="$(cut -d' ' -f1 "$WORK/n_c_post" | median)" \
+      -v kgc="$(cut -d' ' -f4 "$WORK/n_k_get" | median)" -v cgc="$(cut -d' ' -f4 "$WORK/n_c_get" | median)" \
+      -v kpc="$(cut -d' ' -f4 "$WORK/n_k_post" | median)" -v cpc="$(cut -d' ' -f4 "$WORK/n_c_post" | median)" 'BEGIN {
+    printf "GET topology/v3: %.2f of the ceiling'"'"'s req/s, %.2fx its CPU per request\n", (cg ? kg / cg : 0), (cgc ? kgc / cgc : 0)
+    printf "POST flows: %.2f of the ceiling'"'"'s req/s, %.2fx its CPU per request\n", (cp ? kp / cp : 0), (cpc ? kpc / cpc : 0) }'
+  stop_pid "$CPID"
+
+  echo
+  echo "Open loop (bench/openloop, latency from the scheduled send time):"
+  printf "| %-44s | %8s | %7s | %7s | %7s | %7s | %8s | %7s | %9s | %6s | %8s |\n" scenario "req/s" success \
+    "p50 ms" "p95 ms" "p99 ms" "max ms" "503/429" "err/t.o." "RSS MB" "CPU s/1k"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/topology/v3/ 500 "$FIXED_SECS")
+  row_openloop "GET topology/v3 at 500/s for ${FIXED_SECS}s" "$L" "$KPID"
+  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 100 "$FIXED_SECS" POST "$WORK/flow.json")
+  row_openloop "POST flows at 100/s for ${FIXED_SECS}s" "$L" "$KPID"
+  over=$(awk -v m="$gmax" 'BEGIN {printf "%d", m * 3}')
+  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/topology/v3/ "$over" 10)
+  row_openloop "overload: GET topology/v3 at 3x max ($over/s)" "$L" "$KPID"
+  over=$(awk -v m="$pmax" 'BEGIN {printf "%d", m * 3}')
+  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 "$over" 10 POST "$WORK/flow.json")
+  row_openloop "overload: POST flows at 3x max ($over/s)" "$L" "$KPID"
+  echo "kytosd peak RSS: $(rss_kb "$KPID") kB"
+  stop_pid "$KPID"
+  echo
+}
