@@ -60,6 +60,7 @@ static const struct {
     {"api_max_body", "8388608"},
     {"api_handler_timeout_ms", "30000"},
     {"api_rate_limit", "0"},                 /* requests/second per client IP, 0 = off */
+    {"api_queue_target_ms", "100"},          /* shed load (503) when handlers queue longer */
     {"api_json_500", "false"},
     {"shutdown_timeout_ms", "10000"},
     {"dead_letter_max_per_name", "50000"},

@@ -221,7 +221,9 @@ static int admit(kytos_req *r)
         kh_resp_header(r, "Retry-After", "1");
         return -1;
     }
-    if (h->concurrency_limit > 0 && now_in > h->concurrency_limit) {
+    if ((h->concurrency_limit > 0 && now_in > h->concurrency_limit) ||
+        (!(r->match.route->flags & KYTOS_ROUTE_INLINE) &&
+         kh_workpool_shedding(kh_host_pool(h, r->match.route->pool)))) {
         static atomic_int_fast64_t last_log;
         int64_t now = kh_now_ms();
         atomic_fetch_add(&h->rejected_503, 1);

@@ -72,6 +72,7 @@ kh_workpool *kh_host_pool(kh_host *h, const char *name)
         unsigned n = pool_size(h->config, name, 16);
         p = kh_workpool_new(name, n, (size_t)n * 16);
         if (p) {
+            kh_workpool_set_target(p, (unsigned)kh_config_int(h->config, "api_queue_target_ms", 100));
             snprintf(h->pools[h->npools].name, sizeof h->pools[0].name, "%s", name);
             h->pools[h->npools++].pool = p;
         }
@@ -158,6 +159,8 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->api_pool = kh_workpool_new("api", api_threads,
                                   (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
     h->router = kh_router_new();
+    if (h->api_pool)
+        kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms", 100));
     if (!h->api_pool || !h->router) {
         snprintf(err, errlen, "out of memory");
         goto fail;

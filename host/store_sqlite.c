@@ -102,6 +102,7 @@ struct sq_store {
     pthread_cond_t qcv;
     struct sq_wreq *qhead, **qtail;
     int leader;
+    atomic_uint_fast64_t commits, writes;   /* of the queue: writes per commit */
 };
 
 /* The per-statement context of kh_match(). */
@@ -195,6 +196,8 @@ static int sq_fail(sqlite3 *db, int rc, struct kytos_error *err, const char *col
     case SQLITE_PERM:
         return kh_store_err(err, KYTOS_EUNAVAIL, "embedded store unavailable (%s)", msg);
     default:
+        if (strstr(msg, "malformed JSON"))
+            return kh_store_err(err, KYTOS_EIO, "a stored document in '%s' is corrupt (%s)", coll, msg);
         return kh_store_err(err, KYTOS_ERROR, "embedded store: %s", msg);
     }
 }
@@ -684,6 +687,8 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));
     json_object_object_add(st, "readers", json_object_new_int(s->nreaders));
     json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
+    json_object_object_add(st, "group_commits", json_object_new_int64((int64_t)atomic_load(&s->commits)));
+    json_object_object_add(st, "group_writes", json_object_new_int64((int64_t)atomic_load(&s->writes)));
     json_object_object_add(st, "collections", json_object_new_int(n));
     json_object_object_add(st, "sqlite_version", json_object_new_string(sqlite3_libversion()));
     return 1;
@@ -936,6 +941,8 @@ static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
     if ((rc = sq_commit(&s->writer, &e)) < 0)
         goto fail_all;
     pthread_mutex_unlock(&s->wmu);
+    atomic_fetch_add_explicit(&s->commits, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->writes, (uint64_t)n, memory_order_relaxed);
     return;
 rollback:
     sq_rollback(&s->writer);
@@ -1152,14 +1159,21 @@ static void cursor_free(kytos_cursor *cc)
     free(c);
 }
 
+/* A string SQLite handles: no NUL inside (its JSON functions stop there). */
+static int plain_string(struct json_object *v)
+{
+    return json_object_is_type(v, json_type_string) &&
+           strlen(json_object_get_string(v)) == (size_t)json_object_get_string_len(v);
+}
+
 /* Can SQLite's value for the json_extract form select a superset? */
 static int bindable(struct json_object *v)
 {
     switch (json_object_get_type(v)) {
     case json_type_int:
     case json_type_double:
-    case json_type_string:
     case json_type_boolean: return 1;
+    case json_type_string: return plain_string(v);
     default: return 0;
     }
 }
@@ -1222,11 +1236,11 @@ static int all_strings(const struct kh_cond *c)
     if (c->op == KH_OP_IN) {
         size_t n = json_object_array_length(c->val);
         for (size_t k = 0; k < n; k++)
-            if (!json_object_is_type(json_object_array_get_idx(c->val, k), json_type_string))
+            if (!plain_string(json_object_array_get_idx(c->val, k)))
                 return 0;
         return n > 0;
     }
-    return json_object_is_type(c->val, json_type_string);
+    return plain_string(c->val);
 }
 
 static int all_bindable(const struct kh_cond *c, int unique)
@@ -1235,15 +1249,14 @@ static int all_bindable(const struct kh_cond *c, int unique)
         size_t n = json_object_array_length(c->val);
         for (size_t k = 0; k < n; k++) {
             struct json_object *v = json_object_array_get_idx(c->val, k);
-            if (unique ? !(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_boolean))
-                       : !bindable(v))
+            if (unique ? !(plain_string(v) || json_object_is_type(v, json_type_boolean)) : !bindable(v))
                 return 0;
         }
         return n > 0;
     }
     if (unique)
         return c->op == KH_OP_EQ &&
-               (json_object_is_type(c->val, json_type_string) || json_object_is_type(c->val, json_type_boolean));
+               (plain_string(c->val) || json_object_is_type(c->val, json_type_boolean));
     return bindable(c->val);
 }
 

@@ -16,6 +16,7 @@
 struct job {
     kh_work_fn fn;
     void *arg;
+    int64_t queued_ns;
 };
 
 struct kh_workpool {
@@ -30,7 +31,19 @@ struct kh_workpool {
     pthread_attr_t attr;
     uint64_t done, rejected;
     size_t high_water;
+    /* load shedding (CoDel's idea): when jobs wait longer than target_ns in
+     * the queue, callers are told to shed new work for a while */
+    int64_t target_ns;
+    _Atomic int64_t shed_until_ns;
+    uint64_t slow_dequeues;
 };
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 #define WORKER_STACK (512 * 1024) /* handlers are not deeply recursive */
 
@@ -89,6 +102,14 @@ static void *worker_main(void *arg)
         p->head = (p->head + 1) % p->cap;
         p->count--;
         p->active++;
+        if (p->target_ns) {
+            int64_t now = mono_ns();
+            if (now - j.queued_ns > p->target_ns) {
+                /* shed for one target interval past the last slow dequeue */
+                atomic_store(&p->shed_until_ns, now + p->target_ns);
+                p->slow_dequeues++;
+            }
+        }
         pthread_cond_signal(&p->room);
         pthread_mutex_unlock(&p->mu);
 
@@ -167,7 +188,7 @@ int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
     if (rc == 0 && p->stopping)
         rc = KYTOS_EUNAVAIL;
     if (rc == 0) {
-        p->ring[(p->head + p->count) % p->cap] = (struct job){fn, arg};
+        p->ring[(p->head + p->count) % p->cap] = (struct job){fn, arg, p->target_ns ? mono_ns() : 0};
         p->count++;
         if (p->count > p->high_water)
             p->high_water = p->count;
@@ -230,6 +251,19 @@ void kh_workpool_free(kh_workpool *p)
     free(p);
 }
 
+void kh_workpool_set_target(kh_workpool *p, unsigned ms)
+{
+    pthread_mutex_lock(&p->mu);
+    p->target_ns = (int64_t)ms * 1000000;
+    pthread_mutex_unlock(&p->mu);
+}
+
+int kh_workpool_shedding(kh_workpool *p)
+{
+    int64_t until = atomic_load(&p->shed_until_ns);
+    return until && mono_ns() < until;
+}
+
 int kh_workpool_is_worker(const kh_workpool *p) { return current_pool == p; }
 int kh_workpool_in_any_worker(void) { return current_pool != NULL; }
 const char *kh_workpool_name(const kh_workpool *p) { return p->name; }
@@ -266,6 +300,7 @@ struct json_object *kh_workpool_status(kh_workpool *p)
     json_object_object_add(o, "high_water", json_object_new_int64((int64_t)p->high_water));
     json_object_object_add(o, "rejected", json_object_new_int64((int64_t)p->rejected));
     json_object_object_add(o, "done", json_object_new_int64((int64_t)p->done));
+    json_object_object_add(o, "slow_dequeues", json_object_new_int64((int64_t)p->slow_dequeues));
     pthread_mutex_unlock(&p->mu);
     return o;
 }

@@ -22,6 +22,11 @@ int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
 int kh_workpool_drain(kh_workpool *p, int timeout_ms);
 /* Refuse new work, run what is queued, join the threads, free. */
 void kh_workpool_free(kh_workpool *p);
+/* Queue-delay target in ms (0 = off): when a job waited longer than that,
+ * kh_workpool_shedding() is true for the next target interval, so callers
+ * can answer 503 at once instead of queueing more. */
+void kh_workpool_set_target(kh_workpool *p, unsigned ms);
+int kh_workpool_shedding(kh_workpool *p);
 /* True when the caller runs on one of this pool's threads. */
 int kh_workpool_is_worker(const kh_workpool *p);
 /* True when the caller runs on any workpool thread. */

@@ -79,11 +79,13 @@ static void topo_free(struct topo *t)
         return;
     topo_model_free(t);
     topo_snapshot_free_all(t);
+    jw_free(&t->scratch);
     json_object_put(t->failed_switches);
     json_object_put(t->failed_links);
     pthread_mutex_destroy(&t->write_lock);
     pthread_rwlock_destroy(&t->rw);
     pthread_mutex_destroy(&t->snap_lock);
+    pthread_mutex_destroy(&t->spare_lock);
     free(t);
 }
 
@@ -100,6 +102,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&t->write_lock, NULL);
     pthread_rwlock_init(&t->rw, NULL);
     pthread_mutex_init(&t->snap_lock, NULL);
+    pthread_mutex_init(&t->spare_lock, NULL);
     atomic_init(&t->updated_pending, false);
     atomic_init(&t->pending_timers, 0);
     t->failed_switches = json_object_new_object();

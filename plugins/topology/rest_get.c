@@ -14,16 +14,16 @@ static int serve(kytos_req *req, struct topo *t, enum body_kind kind)
         return kytos_resp_error(req, 503, "Topology not loaded yet");
     switch (kind) {
     case BODY_TOPOLOGY:
-        rc = kytos_resp_raw(req, 200, "application/json", s->topology, s->topology_len);
+        rc = kytos_resp_raw(req, 200, "application/json", s->topology.buf, s->topology.len);
         break;
     case BODY_SWITCHES:
-        rc = kytos_resp_raw(req, 200, "application/json", s->switches, s->switches_len);
+        rc = kytos_resp_raw(req, 200, "application/json", s->switches.buf, s->switches.len);
         break;
     case BODY_INTERFACES:
-        rc = kytos_resp_raw(req, 200, "application/json", s->interfaces, s->interfaces_len);
+        rc = kytos_resp_raw(req, 200, "application/json", s->interfaces.buf, s->interfaces.len);
         break;
     default:
-        rc = kytos_resp_raw(req, 200, "application/json", s->links, s->links_len);
+        rc = kytos_resp_raw(req, 200, "application/json", s->links.buf, s->links.len);
         break;
     }
     topo_snapshot_put(s);

@@ -11,7 +11,6 @@
  * The key order and value formats are those of Kytos' as_dict() (see
  * view.c, which builds the same shapes as json-c values for events). */
 #include "topo.h"
-#include "jsonw.h"
 #include "pyfloat.h"
 
 #include <stdlib.h>
@@ -156,102 +155,110 @@ static void snapshot_free(struct topo_snapshot *s)
 {
     if (!s)
         return;
-    free(s->topology);
-    free(s->switches);
-    free(s->links);
-    free(s->interfaces);
+    jw_free(&s->topology);
+    jw_free(&s->switches);
+    jw_free(&s->links);
+    jw_free(&s->interfaces);
     free(s);
+}
+
+/* A snapshot to write into: the spare one, or a new one. */
+static struct topo_snapshot *snapshot_new(struct topo *t)
+{
+    struct topo_snapshot *s;
+
+    pthread_mutex_lock(&t->spare_lock);
+    s = t->spare;
+    t->spare = NULL;
+    pthread_mutex_unlock(&t->spare_lock);
+    if (!s) {
+        s = calloc(1, sizeof(*s));
+        if (!s)
+            return NULL;
+        s->owner = t;
+    }
+    s->topology.len = s->switches.len = s->links.len = s->interfaces.len = 0;
+    s->topology.oom = s->switches.oom = s->links.oom = s->interfaces.oom = false;
+    atomic_init(&s->refs, 1);
+    return s;
 }
 
 bool topo_snapshot_rebuild(struct topo *t)
 {
-    struct jw ib = {0}, sw = {0}, lk = {0}, ifs = {0}, top = {0};
+    struct jw *ib = &t->scratch, *top, *ifs;
     struct topo_snapshot *s, *old;
     int64_t now = topo_now_ms();
+    size_t sw_off, sw_end, lk_off, lk_end;
     bool first = true;
 
-    /* every interface once */
+    /* every interface once, in a buffer kept between rebuilds */
+    ib->len = 0;
+    ib->oom = false;
     for (size_t n = 0; n < t->n_switches; n++) {
         for (size_t k = 0; k < t->switches[n]->n_intfs; k++) {
             struct topo_intf *i = t->switches[n]->intfs[k];
-            i->w_off = ib.len;
-            write_intf(&ib, i);
-            i->w_len = ib.len - i->w_off;
+            i->w_off = ib->len;
+            write_intf(ib, i);
+            i->w_len = ib->len - i->w_off;
         }
     }
-    if (ib.oom)
-        goto fail;
-    jw_lit(&sw, "{");
-    jw_lit(&ifs, "{\"interfaces\":{");
+    if (ib->oom)
+        return false;
+    s = snapshot_new(t);
+    if (!s)
+        return false;
+    top = &s->topology;
+    ifs = &s->interfaces;
+
+    jw_lit(top, "{\"topology\":{\"switches\":");
+    sw_off = top->len;
+    jw_lit(top, "{");
+    jw_lit(ifs, "{\"interfaces\":{");
     for (size_t n = 0; n < t->n_switches; n++) {
         const struct topo_switch *x = t->switches[n];
         if (n)
-            jw_lit(&sw, ",");
-        jw_key(&sw, x->dpid);
-        write_switch(&sw, x, n, &ib);
+            jw_lit(top, ",");
+        jw_key(top, x->dpid);
+        write_switch(top, x, n, ib);
         for (size_t k = 0; k < x->n_intfs; k++) {
             if (!first)
-                jw_lit(&ifs, ",");
+                jw_lit(ifs, ",");
             first = false;
-            jw_key(&ifs, x->intfs[k]->id);
-            jw_raw(&ifs, ib.buf + x->intfs[k]->w_off, x->intfs[k]->w_len);
+            jw_key(ifs, x->intfs[k]->id);
+            jw_raw(ifs, ib->buf + x->intfs[k]->w_off, x->intfs[k]->w_len);
         }
     }
-    jw_lit(&sw, "}");
-    jw_lit(&ifs, "}}");
-    jw_lit(&lk, "{");
+    jw_lit(top, "}");
+    sw_end = top->len;
+    jw_lit(ifs, "}}");
+    jw_lit(top, ",\"links\":");
+    lk_off = top->len;
+    jw_lit(top, "{");
     for (size_t n = 0; n < t->n_links; n++) {
         if (n)
-            jw_lit(&lk, ",");
-        jw_key(&lk, t->links[n]->id);
-        write_link(&lk, t->links[n], now, &ib);
+            jw_lit(top, ",");
+        jw_key(top, t->links[n]->id);
+        write_link(top, t->links[n], now, ib);
     }
-    jw_lit(&lk, "}");
-    jw_lit(&top, "{\"topology\":{\"switches\":");
-    jw_raw(&top, sw.buf, sw.len);
-    jw_lit(&top, ",\"links\":");
-    jw_raw(&top, lk.buf, lk.len);
-    jw_lit(&top, "}}");
-    /* the bare objects become the wrapped bodies */
-    {
-        struct jw ws = {0}, wl = {0};
-        jw_lit(&ws, "{\"switches\":");
-        jw_raw(&ws, sw.buf, sw.len);
-        jw_lit(&ws, "}");
-        jw_lit(&wl, "{\"links\":");
-        jw_raw(&wl, lk.buf, lk.len);
-        jw_lit(&wl, "}");
-        jw_free(&sw);
-        jw_free(&lk);
-        sw = ws;
-        lk = wl;
-    }
-    s = calloc(1, sizeof(*s));
-    if (!s)
-        goto fail;
-    s->topology = jw_take(&top, &s->topology_len);
-    s->switches = jw_take(&sw, &s->switches_len);
-    s->links = jw_take(&lk, &s->links_len);
-    s->interfaces = jw_take(&ifs, &s->interfaces_len);
-    jw_free(&ib);
-    if (!s->topology || !s->switches || !s->links || !s->interfaces) {
+    jw_lit(top, "}");
+    lk_end = top->len;
+    jw_lit(top, "}}");
+    jw_lit(&s->switches, "{\"switches\":");
+    jw_raw(&s->switches, top->buf + sw_off, sw_end - sw_off);
+    jw_lit(&s->switches, "}");
+    jw_lit(&s->links, "{\"links\":");
+    jw_raw(&s->links, top->buf + lk_off, lk_end - lk_off);
+    jw_lit(&s->links, "}");
+    if (top->oom || ifs->oom || s->switches.oom || s->links.oom) {
         snapshot_free(s);
         return false;
     }
-    atomic_init(&s->refs, 1);
     pthread_mutex_lock(&t->snap_lock);
     old = t->snap;
     t->snap = s;
     pthread_mutex_unlock(&t->snap_lock);
     topo_snapshot_put(old);
     return true;
-fail:
-    jw_free(&ib);
-    jw_free(&sw);
-    jw_free(&lk);
-    jw_free(&ifs);
-    jw_free(&top);
-    return false;
 }
 
 struct json_object *topo_snapshot_tree(struct topo *t)
@@ -263,8 +270,8 @@ struct json_object *topo_snapshot_tree(struct topo *t)
     if (!s)
         return NULL;
     tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH * 4);
-    if (tok && s->topology_len < INT32_MAX)
-        o = json_tokener_parse_ex(tok, s->topology, (int)s->topology_len);
+    if (tok && s->topology.len < INT32_MAX)
+        o = json_tokener_parse_ex(tok, s->topology.buf, (int)s->topology.len);
     if (tok)
         json_tokener_free(tok);
     topo_snapshot_put(s);
@@ -285,14 +292,31 @@ struct topo_snapshot *topo_snapshot_get(struct topo *t)
 
 void topo_snapshot_put(struct topo_snapshot *s)
 {
-    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
-        snapshot_free(s);
+    struct topo *t;
+
+    if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    t = s->owner;
+    pthread_mutex_lock(&t->spare_lock);
+    if (!t->spare) {
+        t->spare = s;
+        s = NULL;
+    }
+    pthread_mutex_unlock(&t->spare_lock);
+    snapshot_free(s);
 }
 
 void topo_snapshot_free_all(struct topo *t)
 {
+    struct topo_snapshot *s;
+
     pthread_mutex_lock(&t->snap_lock);
-    topo_snapshot_put(t->snap);
+    s = t->snap;
     t->snap = NULL;
     pthread_mutex_unlock(&t->snap_lock);
+    topo_snapshot_put(s);
+    pthread_mutex_lock(&t->spare_lock);
+    snapshot_free(t->spare);
+    t->spare = NULL;
+    pthread_mutex_unlock(&t->spare_lock);
 }

@@ -227,6 +227,39 @@ def overload_and_shutdown():
         k.cleanup()
 
 
+def queue_shedding():
+    k = Kytosd(napps=["testkit.so"], settings={
+        "thread_pool_max_workers": {"api": 2}, "api_concurrency_limit": None, "api_queue_target_ms": 50})
+    try:
+        results = []
+
+        def one(ms):
+            try:
+                st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=%d" % ms)
+                results.append(st)
+            except Exception as e:
+                results.append(repr(e))
+        first = [threading.Thread(target=one, args=(300,)) for _ in range(8)]
+        for x in first:
+            x.start()
+
+        def slow_dequeued():
+            _, _, js, _ = k.request("GET", "/api/kytos/core/status/")
+            return js["http_pools"]["api"]["slow_dequeues"] >= 1
+        shed_seen = k.wait_for(slow_dequeued, 10)
+        second = [threading.Thread(target=one, args=(1,)) for _ in range(4)]
+        for x in second:
+            x.start()
+        for x in first + second:
+            x.join()
+        t.ok(shed_seen and all(c in (200, 503) for c in results) and results.count(503) >= 1
+             and results.count(200) >= 8,
+             "requests queued past api_queue_target_ms make new ones 503 at once", results)
+    finally:
+        k.stop()
+        k.cleanup()
+
+
 def crash_guard():
     k = Kytosd(napps=["hello.so", "testkit.so"])
     try:
@@ -271,7 +304,7 @@ def rate_limit():
         k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown, crash_guard, rate_limit):
+for fn in (basics, loader, overload_and_shutdown, queue_shedding, crash_guard, rate_limit):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass

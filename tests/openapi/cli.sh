@@ -61,7 +61,7 @@ check "lint: a spec that does not load exits 2" 2 "$cli" lint "$tmp/broken.yml"
 contains "lint: the error names file, line, column, pointer" "$tmp/err" \
     "broken.yml:5:5: error: GET /a has no 'responses' (required in OpenAPI 3.0) [at /paths/~1a/get]"
 check "lint: warnings exit 1" 1 "$cli" lint "$tmp/warn.yml"
-contains "lint: YAML 1.1 boolean warning" "$tmp/err" "warn.yml:6:31: warning: plain scalar 'yes' is a boolean in YAML 1.1"
+contains "lint: YAML 1.1 boolean warning" "$tmp/err" "warn.yml:6:29: warning: plain scalar 'yes' is a boolean in YAML 1.1"
 check "lint: a missing file exits 2" 2 "$cli" lint "$tmp/nope.yml"
 check "validate: a good request exits 0" 0 "$cli" validate "$tmp/spec.yml" POST "/api/kytos/t/v1/evc/5?force=on" "$tmp/good.json"
 contains "validate: typed params on success" "$tmp/out" '"params":{"id":5,"force":true}'
