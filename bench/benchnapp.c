@@ -11,7 +11,7 @@ static size_t body_len;
 static int fixed8k(kytos_req *req, void *ud)
 {
     (void)ud;
-    return kytos_resp_raw(req, 200, "application/json", body, body_len);
+    return kytos_resp_static(req, 200, "application/json", body, body_len, NULL, NULL);
 }
 
 static int sink(kytos_req *req, void *ud)

@@ -76,6 +76,7 @@ static void fill(void)
     table.response_json = kh_response_json;
     table.response_header = kh_response_header;
     table.response_free = kh_response_free;
+    table.resp_static = kh_resp_static;
     kh_bus_api_fill(&table);
     kh_store_api_fill(&table);
 }

@@ -114,7 +114,7 @@ static void *watchdog_main(void *arg)
                 json_object_object_add(o, "code", json_object_new_int(504));
                 text = kh_json_dump(o, &len);
                 json_object_put(o);
-                free(expired->resp_body);
+                kh_req_drop_body(expired);
                 expired->resp_body = text;
                 expired->resp_len = text ? len : 0;
                 expired->status = 504;
@@ -296,8 +296,7 @@ static void answer_500(kytos_req *r, int rc)
     snprintf(msg, sizeof msg, "Internal Server Error: %s handler of %s %s returned %d (%s)",
              kh_napp_id(rt->napp), r->method, rt->path, rc, kh_strerror(rc));
     kh_log(rt->napp ? kh_napp_logger(rt->napp) : LOGGER, KH_ERROR, "%s", msg);
-    free(r->resp_body);
-    r->resp_body = NULL;
+    kh_req_drop_body(r);
     if (h->json_500) {
         struct json_object *o = json_object_new_object();
         size_t len = 0;
@@ -437,7 +436,7 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
     if (kh_workpool_submit(kh_host_pool(h, rt->pool), pool_job, r, 0) != 0) {
         /* the pool's queue is full: shed load with uvicorn's 503 */
         pthread_mutex_lock(&r->mu);
-        free(r->resp_body);
+        kh_req_drop_body(r);
         r->resp_body = strdup("Service Unavailable");
         r->resp_len = r->resp_body ? 19 : 0;
         r->status = 503;
@@ -541,9 +540,19 @@ int kh_call(kh_host *h, kytos_napp *caller, const char *method, const char *targ
     if (resp) {
         pthread_mutex_lock(&r->mu);
         resp->status = r->status;
-        resp->body = r->resp_body;
-        resp->len = r->resp_len;
-        r->resp_body = NULL;
+        if (r->resp_static) {
+            resp->body = malloc(r->resp_len + 1);
+            if (resp->body) {
+                memcpy(resp->body, r->resp_body, r->resp_len);
+                resp->body[r->resp_len] = '\0';
+            }
+            resp->len = resp->body ? r->resp_len : 0;
+            kh_req_drop_body(r);
+        } else {
+            resp->body = r->resp_body;
+            resp->len = r->resp_len;
+            r->resp_body = NULL;
+        }
         snprintf(resp->content_type, sizeof resp->content_type, "%s", r->content_type);
         for (i = 0; i < r->nresp_headers; i++) {
             resp->headers[i] = r->resp_headers[i];

@@ -16,6 +16,7 @@ struct kh_buffer {
     pthread_cond_t not_empty, not_full;
     struct kh_ev **items;
     size_t cap, head, count;
+    size_t reserved;            /* slots promised by kh_buffer_reserve */
     uint64_t next_seq;
     int closed, aborted;
     unsigned getters, putters;  /* threads waiting: signal only when someone waits */
@@ -153,15 +154,15 @@ static struct kh_ev *pop_locked(kh_buffer *b)
     return top;
 }
 
-int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms)
+/* Wait for room (count + reserved < limit); called locked.  0 or an error. */
+static int wait_room_locked(kh_buffer *b, int timeout_ms)
 {
     struct timespec dl;
     int rc = 0;
 
     if (timeout_ms > 0)
         kh_deadline_ms(&dl, timeout_ms);
-    pthread_mutex_lock(&b->mu);
-    while (!b->closed && b->count >= b->limit) {
+    while (!b->closed && b->count + b->reserved >= b->limit) {
         if (timeout_ms == 0) {
             rc = KYTOS_EFULL;
             b->full++;
@@ -171,7 +172,7 @@ int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms)
         if (timeout_ms < 0) {
             pthread_cond_wait(&b->not_full, &b->mu);
         } else if (pthread_cond_timedwait(&b->not_full, &b->mu, &dl) == ETIMEDOUT &&
-                   !b->closed && b->count >= b->limit) {
+                   !b->closed && b->count + b->reserved >= b->limit) {
             rc = KYTOS_ETIMEDOUT;
             b->timeouts++;
         }
@@ -183,12 +184,58 @@ int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms)
         rc = KYTOS_EUNAVAIL;
         b->refused++;
     }
+    return rc;
+}
+
+int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms)
+{
+    int rc;
+
+    pthread_mutex_lock(&b->mu);
+    rc = wait_room_locked(b, timeout_ms);
     if (rc == 0 && reserve_locked(b) != 0)
         rc = KYTOS_ENOMEM;
     if (rc == 0)
         push_locked(b, e);
     pthread_mutex_unlock(&b->mu);
     return rc;
+}
+
+int kh_buffer_reserve(kh_buffer *b, int timeout_ms)
+{
+    int rc;
+
+    pthread_mutex_lock(&b->mu);
+    rc = wait_room_locked(b, timeout_ms);
+    if (rc == 0)
+        b->reserved++;
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+int kh_buffer_commit(kh_buffer *b, struct kh_ev *e)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&b->mu);
+    b->reserved--;
+    if (reserve_locked(b) != 0)
+        rc = KYTOS_ENOMEM;
+    else
+        push_locked(b, e);
+    if (rc && b->putters)
+        pthread_cond_signal(&b->not_full);
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+void kh_buffer_cancel(kh_buffer *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->reserved--;
+    if (b->putters)
+        pthread_cond_signal(&b->not_full);
+    pthread_mutex_unlock(&b->mu);
 }
 
 int kh_buffer_put_force(kh_buffer *b, struct kh_ev *e)

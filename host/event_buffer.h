@@ -32,6 +32,13 @@ void kh_buffer_free(kh_buffer *b);
  * once when full, >0 = wait then KYTOS_ETIMEDOUT, <0 = wait for room.
  * KYTOS_EUNAVAIL once closed; KYTOS_ENOMEM. */
 int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms);
+/* Two-step put: reserve a slot (same waits and results as kh_buffer_put),
+ * then commit an event into it (never fails for lack of room, even if the
+ * buffer was closed meanwhile) or cancel it.  Lets the bus tell its
+ * observer about an event before any consumer can see it. */
+int kh_buffer_reserve(kh_buffer *b, int timeout_ms);
+int kh_buffer_commit(kh_buffer *b, struct kh_ev *e);
+void kh_buffer_cancel(kh_buffer *b);
 /* Ignores the bound and the closed flag (the shutdown event). */
 int kh_buffer_put_force(kh_buffer *b, struct kh_ev *e);
 /* Blocks for the next event; NULL once closed and empty, or aborted. */

@@ -238,7 +238,7 @@ static void submit(kh_bus *b, kh_workpool *pool, struct kh_job *j)
 static void dispatch(kh_bus *b, struct kh_ev *e)
 {
     struct kh_match *m = kh_subtab_match(b->subs, e->name);
-    int shared = b->observer != NULL; /* the observer may read e->content */
+    int shared = b->observer != NULL; /* the observer may keep e->content */
     size_t i;
 
     if (!m) {
@@ -303,27 +303,27 @@ static void *consumer_main(void *arg)
 /* ---- publish ---- */
 
 /* Queue e (the caller's reference moves on success).  On failure e is
- * still the caller's. */
+ * still the caller's.  With an observer, a slot is reserved first and the
+ * observer runs before the event is visible to any consumer, so what it
+ * records is in causal order (an event before the events its handlers
+ * publish) and only accepted events are recorded. */
 static int enqueue(kh_bus *b, kh_buffer *buf, struct kh_ev *e, int timeout_ms, int observe)
 {
     int rc;
 
     observe = observe && b->observer;
-    if (observe)
-        kh_ev_ref(e); /* the consumer may finish with e before we observe it */
     atomic_fetch_add(&b->outstanding, 1);
-    rc = kh_buffer_put(buf, e, timeout_ms);
+    if (!observe) {
+        rc = kh_buffer_put(buf, e, timeout_ms);
+    } else if ((rc = kh_buffer_reserve(buf, timeout_ms)) == 0) {
+        b->observer(b->observer_ud, e->name, e->content);
+        rc = kh_buffer_commit(buf, e);
+    }
     if (rc != 0) {
         outstanding_done(b, 1);
-        if (observe)
-            kh_ev_unref(e);
         return rc;
     }
     atomic_fetch_add(&b->published, 1);
-    if (observe) {
-        b->observer(b->observer_ud, e->name, e->content);
-        kh_ev_unref(e);
-    }
     return 0;
 }
 

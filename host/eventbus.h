@@ -81,9 +81,12 @@ void kh_bus_free(kh_bus *b);
 struct json_object *kh_bus_status(kh_bus *b);
 /* Register GET/PATCH/DELETE /api/kytos/core/dead_letter/ on the host. */
 int kh_bus_register_core_routes(kh_bus *b, kh_host *h);
-/* Test host hook: called for every event accepted by publish, with the
- * event's content (borrowed, read-only: deep-copy it to keep it).  Set it
- * before kh_bus_start. */
+/* Test host hook: called for every event accepted by publish (and for the
+ * core's kytos/core.shutdown and kytos/core.shutdown.<u>/<n>), in the
+ * publishing thread, before any handler can see the event: an event is
+ * observed before the events its handlers publish.  Called from many
+ * threads at once: fn must lock.  content is borrowed and read-only
+ * (deep-copy it to keep it).  Set before kh_bus_start. */
 void kh_bus_set_observer(kh_bus *b, kh_bus_observer fn, void *ud);
 /* Fill the event/pacer/timer slots of the ABI table. */
 void kh_bus_api_fill(struct kytos_api *api);

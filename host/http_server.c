@@ -86,6 +86,19 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 
 static void free_body(void *p) { free(p); }
 
+struct static_body {
+    void (*release)(void *ud);
+    void *ud;
+};
+
+static void release_static(void *p)
+{
+    struct static_body *sb = p;
+    if (sb->release)
+        sb->release(sb->ud);
+    free(sb);
+}
+
 static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
 {
     struct http_ctx *c = r->tp_ctx;
@@ -97,17 +110,33 @@ static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
     c->queued = 1;
     pthread_mutex_lock(&r->mu);
     body = r->resp_body;
-    len = r->resp_len;
-    r->resp_body = NULL;
-    pthread_mutex_unlock(&r->mu);
-    if (!body) {
-        body = NULL;
-        len = 0;
-    }
-    resp = MHD_create_response_from_buffer_with_free_callback_cls(len, body, free_body, body);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
+    len = body ? r->resp_len : 0;
+    if (r->resp_static) {
+        /* zero copy: MHD hands the NApp's buffer back when it is sent */
+        struct static_body *sb = malloc(sizeof *sb);
+        if (!sb) {
+            pthread_mutex_unlock(&r->mu);
+            return MHD_NO;   /* the request frees the body */
+        }
+        sb->release = r->resp_release;
+        sb->ud = r->resp_release_ud;
+        r->resp_static = 0;
+        r->resp_release = NULL;
+        r->resp_body = NULL;
+        pthread_mutex_unlock(&r->mu);
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(len, body, release_static, sb);
+        if (!resp) {
+            release_static(sb);
+            return MHD_NO;
+        }
+    } else {
+        r->resp_body = NULL;
+        pthread_mutex_unlock(&r->mu);
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(len, body, free_body, body);
+        if (!resp) {
+            free(body);
+            return MHD_NO;
+        }
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                             r->content_type[0] ? r->content_type : "application/json");
@@ -300,7 +329,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 65536),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 32768),
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)kh_config_int(cfg, "api_listen_backlog", 1024),
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,

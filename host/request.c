@@ -36,7 +36,7 @@ void kh_req_unref(kytos_req *r)
     json_object_put(r->json);
     json_object_put(r->typed);
     free(r->body);
-    free(r->resp_body);
+    kh_req_drop_body(r);
     for (i = 0; i < r->nresp_headers; i++) {
         free(r->resp_headers[i].name);
         free(r->resp_headers[i].value);
@@ -386,6 +386,30 @@ char *kh_json_dump(struct json_object *o, size_t *len)
     return out;
 }
 
+void kh_req_drop_body(kytos_req *r)
+{
+    if (r->resp_static) {
+        if (r->resp_release)
+            r->resp_release(r->resp_release_ud);
+    } else {
+        free(r->resp_body);
+    }
+    r->resp_body = NULL;
+    r->resp_len = 0;
+    r->resp_static = 0;
+    r->resp_release = NULL;
+    r->resp_release_ud = NULL;
+}
+
+static void set_ctype(kytos_req *r, const char *ctype)
+{
+    size_t n = strlen(ctype);
+    if (n >= sizeof r->content_type)
+        n = sizeof r->content_type - 1;
+    memcpy(r->content_type, ctype, n);
+    r->content_type[n] = '\0';
+}
+
 /* Replace the response; the caller holds r->mu.  Refused after the answer
  * went out (late deferred answers, answers after a 504). */
 static int set_response_locked(kytos_req *r, unsigned status, const char *ctype, char *body,
@@ -399,12 +423,41 @@ static int set_response_locked(kytos_req *r, unsigned status, const char *ctype,
         free(body);
         return KYTOS_EINVAL;
     }
-    free(r->resp_body);
+    kh_req_drop_body(r);
     r->resp_body = body;
     r->resp_len = len;
     r->status = status;
-    snprintf(r->content_type, sizeof r->content_type, "%s", ctype ? ctype : "application/json");
+    set_ctype(r, ctype ? ctype : "application/json");
     return KYTOS_OK;
+}
+
+int kh_resp_static(kytos_req *r, unsigned status, const char *ctype, const void *data, size_t len,
+                   void (*release)(void *ud), void *ud)
+{
+    int rc = KYTOS_OK;
+    if ((!data && len) || (ctype && (strlen(ctype) >= 96 || strpbrk(ctype, "\r\n"))) ||
+        status < 100 || status > 599) {
+        if (release)
+            release(ud);
+        return KYTOS_EINVAL;
+    }
+    pthread_mutex_lock(&r->mu);
+    if (r->state == KH_REQ_COMPLETED || r->state == KH_REQ_TIMED_OUT) {
+        rc = KYTOS_ESTATE;
+    } else {
+        kh_req_drop_body(r);
+        r->resp_body = (char *)data;
+        r->resp_len = len;
+        r->resp_static = 1;
+        r->resp_release = release;
+        r->resp_release_ud = ud;
+        r->status = status;
+        set_ctype(r, ctype ? ctype : "application/octet-stream");
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc != KYTOS_OK && release)
+        release(ud);
+    return rc;
 }
 
 int kh_resp_json(kytos_req *r, unsigned status, struct json_object *body)

@@ -75,8 +75,11 @@ struct kytos_req {
 
     unsigned status;            /* 0 = no response yet */
     char content_type[96];
-    char *resp_body;            /* malloc'd */
+    char *resp_body;            /* malloc'd, or borrowed when resp_release is set */
     size_t resp_len;
+    void (*resp_release)(void *ud);  /* kytos_resp_static: give the body back */
+    void *resp_release_ud;
+    int resp_static;            /* resp_body is borrowed */
     struct kh_resp_header resp_headers[KH_MAX_RESP_HEADERS];
     size_t nresp_headers;
     int close_connection;       /* add Connection: close */
@@ -104,6 +107,10 @@ void kh_req_append_body(kytos_req *r, const char *data, size_t len);
 /* Percent-decode in place rules: returns the decoded length or -1. */
 long kh_percent_decode(const char *in, size_t len, char *out, int plus_is_space);
 
+/* Drop the response body (free it, or hand a static one back). */
+void kh_req_drop_body(kytos_req *r);
+int kh_resp_static(kytos_req *r, unsigned status, const char *ctype, const void *data, size_t len,
+                   void (*release)(void *ud), void *ud);
 /* Set a response while the handler is not involved (errors of the core). */
 void kh_req_set_error(kytos_req *r, unsigned status, const char *description);
 /* uvicorn's plain 503 with Connection: close and Retry-After. */

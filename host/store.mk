@@ -33,7 +33,7 @@ tests_store_check_store_memory_LDADD = $(STORE_TEST_LIBS) $(SQLITE_LIBS)
 # kill -9 durability: crash.sh drives crash_writer.
 check_PROGRAMS += tests/store/crash_writer
 TESTS += tests/store/crash.sh
-EXTRA_DIST += tests/store/crash.sh
+EXTRA_DIST += tests/store/crash.sh tests/store/README.md
 tests_store_crash_writer_SOURCES = tests/store/crash_writer.c
 tests_store_crash_writer_CFLAGS = $(AM_CFLAGS)
 tests_store_crash_writer_LDADD = host/libkh_store.la $(JSONC_LIBS)

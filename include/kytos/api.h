@@ -149,6 +149,12 @@ struct kytos_api {
                       size_t n, struct kytos_error *err);
     int (*store_index)(kytos_napp *napp, const char *coll, const char *name,
                        struct json_object *keys, unsigned flags, struct kytos_error *err);
+
+    /* ---- ABI 1.0: zero-copy responses ---- */
+    /* Answer with bytes the NApp keeps alive; the host calls release(ud)
+     * once they were sent (any thread).  For cached bodies. */
+    int (*resp_static)(kytos_req *req, unsigned status, const char *content_type,
+                       const void *data, size_t len, void (*release)(void *ud), void *ud);
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

@@ -84,6 +84,14 @@ static inline int kytos_resp_raw(kytos_req *r, unsigned status, const char *cont
 {
     return kytos__api->resp_raw(r, status, content_type, data, len);
 }
+/* Zero copy: data stays the NApp's until the host calls release(ud) (any
+ * thread), after the bytes were sent.  For cached, immutable bodies (GET
+ * topology/v3); release may be NULL for data that lives forever. */
+static inline int kytos_resp_static(kytos_req *r, unsigned status, const char *content_type,
+                                    const void *data, size_t len, void (*release)(void *ud), void *ud)
+{
+    return kytos__api->resp_static(r, status, content_type, data, len, release, ud);
+}
 /* Kytos' error body {"description": <formatted>, "code": status}. Returns KYTOS_OK. */
 static inline int kytos_resp_error(kytos_req *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -29,6 +29,15 @@ void fm_pending_add(struct fm_pending *p, uint32_t xid, const char *dpid, struct
 /* Take them back (NULL when unknown or for another switch).  Caller owns. */
 struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const char *dpid);
 
+/* The latest write to each stored flow: every store write that changes a
+ * flow's state records a fresh generation (the FlowMod's xid for adds).  A
+ * confirmation whose xid is not the latest is stale and skipped; this spares
+ * a store read per confirmation, and most writes when one flow is posted
+ * again and again.  Bounded: a forgotten id answers "unknown". */
+void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen);
+/* 1 current, 0 stale, -1 unknown. */
+int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen);
+
 /* ---- send.c: store then publish FlowMods ---- */
 
 /* The outcome of an install/delete: HTTP status and Kytos' error text. */

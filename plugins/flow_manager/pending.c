@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define SLOTS 16384u
+#define LATEST 65536u
 
 struct slot {
     uint32_t xid;
@@ -17,16 +18,25 @@ struct slot {
     struct json_object *flows;   /* NULL = free */
 };
 
+struct latest {
+    char mid[33];
+    uint32_t gen;
+};
+
 struct fm_pending {
     pthread_mutex_t lock;
     struct slot s[SLOTS];
+    pthread_mutex_t latest_lock;
+    struct latest lt[LATEST];
 };
 
 struct fm_pending *fm_pending_new(void)
 {
     struct fm_pending *p = calloc(1, sizeof *p);
-    if (p)
+    if (p) {
         pthread_mutex_init(&p->lock, NULL);
+        pthread_mutex_init(&p->latest_lock, NULL);
+    }
     return p;
 }
 
@@ -38,6 +48,7 @@ void fm_pending_free(struct fm_pending *p)
     for (i = 0; i < SLOTS; i++)
         json_object_put(p->s[i].flows);
     pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->latest_lock);
     free(p);
 }
 
@@ -67,4 +78,43 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
     }
     pthread_mutex_unlock(&p->lock);
     return flows;
+}
+
+/* md5 hex is uniform: its first 8 digits index the table. */
+static struct latest *latest_slot(struct fm_pending *p, const char *mid)
+{
+    return &p->lt[strtoul((char[9]){mid[0], mid[1], mid[2], mid[3], mid[4], mid[5], mid[6],
+                                    mid[7], '\0'},
+                          NULL, 16) %
+                  LATEST];
+}
+
+void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
+{
+    struct latest *l;
+
+    if (!match_id || strlen(match_id) != 32)
+        return;
+    l = latest_slot(p, match_id);
+    pthread_mutex_lock(&p->latest_lock);
+    memcpy(l->mid, match_id, 33);
+    l->gen = gen;
+    pthread_mutex_unlock(&p->latest_lock);
+}
+
+int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
+{
+    struct latest *l;
+    int rc;
+
+    if (!match_id || strlen(match_id) != 32)
+        return -1;
+    l = latest_slot(p, match_id);
+    pthread_mutex_lock(&p->latest_lock);
+    if (strcmp(l->mid, match_id) != 0)
+        rc = -1;
+    else
+        rc = l->gen == gen;
+    pthread_mutex_unlock(&p->latest_lock);
+    return rc;
 }

@@ -173,8 +173,11 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
                 cap = nc;
             }
             ids[nids] = strdup(json_object_get_string(idv));
-            if (ids[nids])
+            if (ids[nids]) {
+                /* a late confirmation of an earlier add must not revive it */
+                fm_latest_set(ctx->pending, ids[nids], atomic_fetch_add(&ctx->xid, 1) + 1);
                 nids++;
+            }
         }
         json_object_put(doc);
     }
@@ -231,10 +234,12 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
     for (i = 0; i < b->n; i++) {
         char mid[33], fid[33];
         struct json_object *flow, *ev;
+        uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
         fm_flow_ids(&b->flows[i], b->dpid, mid, fid);
         flow = fm_flow_as_dict(&b->flows[i], b->dpid, fid);
+        if (cmd == FM_ADD)
+            fm_latest_set(ctx->pending, mid, xid);
         if (connected) {
-            uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
             struct json_object *c = json_object_new_object(), *rec = json_object_new_object();
             json_object_object_add(c, "destination", json_object_new_string(b->dpid));
             json_object_object_add(c, "xid", json_object_new_int64(xid));
@@ -246,6 +251,7 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             json_object_array_add(xids, json_object_new_int64(xid));
             /* the pending table gets its own copy: another thread reads it */
             json_object_object_add(rec, "match_id", json_object_new_string(mid));
+            json_object_object_add(rec, "xid", json_object_new_int64(xid));
             json_object_object_add(rec, "flow_id", json_object_new_string(fid));
             json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
             json_object_object_add(rec, "flow", fm_flow_as_dict(&b->flows[i], b->dpid, fid));

@@ -673,12 +673,17 @@ static int chain(kytos_napp *napp, const kytos_event *ev, void *ud)
 
 static char observed[16][64];
 static int nobserved;
+static pthread_mutex_t observed_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Called from every publishing thread: it must lock. */
 static void observe(void *ud, const char *name, struct json_object *content)
 {
     (void)ud;
     ck_assert_ptr_nonnull(content);
+    pthread_mutex_lock(&observed_mu);
     if (nobserved < 16)
         snprintf(observed[nobserved++], 64, "%s", name);
+    pthread_mutex_unlock(&observed_mu);
 }
 
 START_TEST(drain_covers_chains_and_observer_sees_all)

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #define TOPO_SO NAPP_DIR "/topology.so"
@@ -745,6 +747,101 @@ START_TEST(bad_settings_refuse_the_napp)
 }
 END_TEST
 
+
+/* ---- event contents have the GET shapes ---- */
+
+START_TEST(event_dicts_match_get_bodies)
+{
+    kytos_test_resp *r;
+    struct json_object *ev, *got = NULL;
+
+    /* one port: the link goes down with that single change */
+    expect_ok("POST", SIM "interfaces/" S3 ":3/down", NULL, 200, "Operation successful");
+    ev = kytos_test_published(th, "kytos/topology.link_down", 0);
+    ck_assert_ptr_nonnull(ev);
+    r = call("GET", API "links", NULL, 200);
+    ck_assert(json_object_object_get_ex(path_get(kytos_test_resp_json(r), "links", NULL, NULL), L13, &got));
+    ck_assert_msg(json_object_equal(path_get(ev, "link", NULL, NULL), got), "event %s\nGET %s",
+                  json_object_to_json_string(path_get(ev, "link", NULL, NULL)),
+                  json_object_to_json_string(got));
+    kytos_test_resp_free(r);
+
+    expect_ok("POST", API "interfaces/" S3 ":1/metadata", "{\"a\":[1,{\"b\":null}],\"s\":\"x\\u0001/y\"}", 201,
+              "Operation successful");
+    ev = kytos_test_published(th, "kytos/topology.interfaces.metadata.added", 0);
+    r = call("GET", API "interfaces", NULL, 200);
+    ck_assert(json_object_object_get_ex(path_get(kytos_test_resp_json(r), "interfaces", NULL, NULL), S3 ":1", &got));
+    ck_assert(json_object_equal(path_get(ev, "interface", NULL, NULL), got));
+    kytos_test_resp_free(r);
+    /* and the text escapes as Python's json.dumps */
+    {
+        size_t len = 0;
+        r = call("GET", API, NULL, 200);
+        ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &len), "\"s\":\"x\\u0001/y\""));
+        kytos_test_resp_free(r);
+    }
+}
+END_TEST
+
+/* ---- readers and writers at once ---- */
+
+static atomic_bool stop_flag;
+
+static void *reader(void *arg)
+{
+    long n = 0;
+
+    (void)arg;
+    while (!atomic_load(&stop_flag)) {
+        kytos_test_resp *r = kytos_test_request(th, "GET", API, NULL);
+        if (!r || kytos_test_resp_status(r) != 200 || !kytos_test_resp_json(r))
+            return (void *)-1L;
+        kytos_test_resp_free(r);
+        n++;
+    }
+    return (void *)n;
+}
+
+static void *flapper(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < 30; k++) {
+        kytos_test_resp *r = kytos_test_request(th, "POST", k % 2 ? SIM "links/" L23 "/up" : SIM "links/" L23 "/down", NULL);
+        if (!r || kytos_test_resp_status(r) != 200)
+            return (void *)-1L;
+        kytos_test_resp_free(r);
+        r = kytos_test_request(th, "POST", API "links/" L12 "/metadata", "{\"k\":1}");
+        if (!r || kytos_test_resp_status(r) != 201)
+            return (void *)-1L;
+        kytos_test_resp_free(r);
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_readers_and_writers)
+{
+    pthread_t rd[2], wr;
+    void *res;
+
+    atomic_store(&stop_flag, false);
+    for (int k = 0; k < 2; k++)
+        ck_assert_int_eq(pthread_create(&rd[k], NULL, reader, NULL), 0);
+    ck_assert_int_eq(pthread_create(&wr, NULL, flapper, NULL), 0);
+    pthread_join(wr, &res);
+    ck_assert_ptr_null(res);
+    atomic_store(&stop_flag, true);
+    for (int k = 0; k < 2; k++) {
+        pthread_join(rd[k], &res);
+        ck_assert_int_gt((long)res, 0);
+    }
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* 30 flaps ending on up */
+    ck_assert_str_eq(link_status(L23), "UP");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 15);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 3 + 15);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
@@ -771,6 +868,8 @@ static Suite *suite(void)
     tcase_add_test(tc, hostile_events_change_nothing);
     tcase_add_test(tc, liveness_sets_link_metadata);
     tcase_add_test(tc, bad_settings_refuse_the_napp);
+    tcase_add_test(tc, event_dicts_match_get_bodies);
+    tcase_add_test(tc, concurrent_readers_and_writers);
     suite_add_tcase(s, tc);
     return s;
 }
