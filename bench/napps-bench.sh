@@ -52,11 +52,15 @@ napps_bench() {
   echo "GET topology/v3 body: $(wc -c <"$WORK/topo.json") bytes"
   printf '%s' "$FLOW_BODY" >"$WORK/flow.json"
   printf 'wrk.method = "POST"\nwrk.body = [[%s]]\nwrk.headers["Content-Type"] = "application/json"\n' "$FLOW_BODY" >"$WORK/flow.lua"
+  # distinct EVCs: (UNI, VLAN) pairs stay unique for the first 8188 creates
   cat >"$WORK/evc.lua" <<'LUA'
 local i = 0
+local zs = {"00:00:00:00:00:00:00:03:1", "00:00:00:00:00:00:00:02:1"}
 request = function()
+  local k = i % 2
+  local vlan = 1 + math.floor(i / 2) % 4094
+  local body = string.format('{"name":"bench-evc-%d-%d","dynamic_backup_path":true,"enabled":true,"uni_a":{"interface_id":"00:00:00:00:00:00:00:01:%d","tag":{"tag_type":"vlan","value":%d}},"uni_z":{"interface_id":"%s","tag":{"tag_type":"vlan","value":%d}}}', os.time(), i, k + 1, vlan, zs[k + 1], vlan)
   i = i + 1
-  local body = string.format('{"name":"bench-evc-%d-%d","uni_a":{"interface_id":"00:00:00:00:00:00:00:01:1","tag":{"tag_type":"vlan","value":%d}},"uni_z":{"interface_id":"00:00:00:00:00:00:00:03:1","tag":{"tag_type":"vlan","value":%d}},"enabled":false}', os.time(), i, 1 + i % 4000, 1 + i % 4000)
   return wrk.format("POST", "/api/kytos/mef_eline/v2/evc/", {["Content-Type"] = "application/json"}, body)
 end
 LUA

@@ -32,94 +32,121 @@ static const char *ev_dpid(struct json_object *c)
     return NULL;
 }
 
-/* Mark installed the stored flows {"match_id","flow_id","flow"} of recs that
- * are still pending with the same flow_id; publish flow.added for each. */
+/* Mark installed the stored flows of recs ({"match_id","flow_id","flow",
+ * "xid"?}) that are still pending with the same flow: a confirmation whose
+ * xid is the flow's latest write is applied blindly, a stale one is dropped,
+ * and one we cannot tell is checked against the store.  Publishes
+ * kytos/flow_manager.flow.added for each. */
 static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *recs)
 {
     size_t i, n = json_object_array_length(recs), nops = 0;
-    struct json_object *filter, *in, *ids, *doc, *upd, *set, *found;
+    struct json_object *ids = NULL, *found = NULL, *upd, *set, *doc;
     struct kytos_write *ops;
     struct kytos_error err = {0};
-    kytos_cursor *cur = NULL;
+    const char **mids;
     char now[32];
-    int rc;
+    signed char *verdict;
 
     if (n == 0)
         return;
-    filter = json_object_new_object();
-    in = json_object_new_object();
-    ids = json_object_new_array();
-    for (i = 0; i < n; i++)
-        json_object_array_add(ids, json_object_get(json_object_object_get(
-                                       json_object_array_get_idx(recs, i), "match_id")));
-    json_object_object_add(in, "$in", ids);
-    json_object_object_add(filter, "_id", in);
-    json_object_object_add(filter, "state", json_object_new_string("pending"));
-    rc = kytos_store_find(ctx->napp, FM_COLL,
-                          &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
-                                               .filter = filter},
-                          &cur, &err);
-    json_object_put(filter);
-    if (rc != KYTOS_OK) {
-        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "reading pending flows failed: %s", err.message);
-        return;
-    }
-    /* _id -> stored flow_id of the pending ones */
-    found = json_object_new_object();
-    while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
-        struct json_object *id = json_object_object_get(doc, "_id");
-        if (json_object_is_type(id, json_type_string))
-            json_object_object_add(found, json_object_get_string(id),
-                                   json_object_get(json_object_object_get(doc, "flow_id")));
-        json_object_put(doc);
-    }
-    kytos_cursor_free(cur);
-
     ops = calloc(n, sizeof *ops);
+    mids = calloc(n, sizeof *mids);
+    verdict = calloc(n, 1);
+    if (!ops || !mids || !verdict)
+        goto out;
+    for (i = 0; i < n; i++) {
+        struct json_object *rec = json_object_array_get_idx(recs, i), *x;
+        uint64_t xid;
+        mids[i] = json_object_get_string(json_object_object_get(rec, "match_id"));
+        verdict[i] = -1;
+        if (mids[i] && json_object_object_get_ex(rec, "xid", &x) &&
+            fm_json_uint(x, UINT32_MAX, &xid))
+            verdict[i] = (signed char)fm_latest_check(ctx->pending, mids[i], (uint32_t)xid);
+        if (verdict[i] < 0 && mids[i]) {
+            if (!ids)
+                ids = json_object_new_array();
+            json_object_array_add(ids, json_object_new_string(mids[i]));
+        }
+    }
+    if (ids) {
+        /* the ones we cannot tell: pending in the store with the same flow_id */
+        struct json_object *filter = json_object_new_object(), *in = json_object_new_object();
+        kytos_cursor *cur = NULL;
+        json_object_object_add(in, "$in", ids);
+        json_object_object_add(filter, "_id", in);
+        json_object_object_add(filter, "state", json_object_new_string("pending"));
+        found = json_object_new_object();
+        if (kytos_store_find(ctx->napp, FM_COLL,
+                             &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                                  .filter = filter},
+                             &cur, &err) == KYTOS_OK) {
+            while (kytos_cursor_next(cur, &doc, &err) == 1) {
+                struct json_object *id = json_object_object_get(doc, "_id");
+                if (json_object_is_type(id, json_type_string))
+                    json_object_object_add(found, json_object_get_string(id),
+                                           json_object_get(json_object_object_get(doc, "flow_id")));
+                json_object_put(doc);
+            }
+            kytos_cursor_free(cur);
+        } else {
+            kytos_log(ctx->napp, KYTOS_LOG_ERROR, "reading pending flows failed: %s", err.message);
+        }
+        json_object_put(filter);
+        for (i = 0; i < n; i++) {
+            struct json_object *sfid;
+            const char *fid = json_object_get_string(
+                json_object_object_get(json_object_array_get_idx(recs, i), "flow_id"));
+            if (verdict[i] >= 0 || !mids[i])
+                continue;
+            if (fid && json_object_object_get_ex(found, mids[i], &sfid) &&
+                strcmp(json_object_get_string(sfid), fid) == 0) {
+                verdict[i] = 1;
+                json_object_object_del(found, mids[i]); /* once per _id */
+            }
+        }
+    }
     fm_now_iso(now);
     upd = json_object_new_object();
     set = json_object_new_object();
     json_object_object_add(set, "state", json_object_new_string("installed"));
     json_object_object_add(set, "updated_at", json_object_new_string(now));
     json_object_object_add(upd, "$set", set);
-    for (i = 0; ops && i < n; i++) {
-        struct json_object *rec = json_object_array_get_idx(recs, i), *sfid;
-        const char *mid = json_object_get_string(json_object_object_get(rec, "match_id"));
-        const char *fid = json_object_get_string(json_object_object_get(rec, "flow_id"));
-        if (!mid || !fid || !json_object_object_get_ex(found, mid, &sfid) ||
-            strcmp(json_object_get_string(sfid), fid) != 0)
+    for (i = 0; i < n; i++) {
+        if (verdict[i] != 1)
             continue;
-        json_object_object_del(found, mid); /* once per _id */
         ops[nops].op = KYTOS_WRITE_PATCH;
-        ops[nops].id = mid;
+        ops[nops].id = mids[i];
         ops[nops].doc = upd;
         nops++;
     }
     if (nops && kytos_store_bulk(ctx->napp, FM_COLL, ops, nops, &err) != KYTOS_OK) {
-        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s", err.message);
-        nops = 0;
+        /* a flow deleted meanwhile fails the whole bulk: apply one by one */
+        size_t k;
+        for (k = 0; k < nops; k++)
+            if (kytos_store_patch(ctx->napp, FM_COLL, ops[k].id, upd, 0, NULL, &err) != KYTOS_OK)
+                for (i = 0; i < n; i++)
+                    if (verdict[i] == 1 && mids[i] == ops[k].id)
+                        verdict[i] = 0;
     }
-    for (i = 0; i < nops; i++) {
-        struct json_object *ev = json_object_new_object(), *rec;
-        size_t j;
-        /* find the record of this op for its flow dict */
-        for (j = 0; j < n; j++) {
-            rec = json_object_array_get_idx(recs, j);
-            if (strcmp(json_object_get_string(json_object_object_get(rec, "match_id")),
-                       ops[i].id) == 0)
-                break;
-        }
+    json_object_put(upd);
+    for (i = 0; i < n; i++) {
+        struct json_object *ev;
+        if (verdict[i] != 1)
+            continue;
+        ev = json_object_new_object();
         json_object_object_add(ev, "datapath", json_object_new_string(dpid));
-        if (j < n)
-            json_object_object_add(ev, "flow", json_object_get(json_object_object_get(rec, "flow")));
+        json_object_object_add(ev, "flow", json_object_get(json_object_object_get(
+                                               json_object_array_get_idx(recs, i), "flow")));
         kytos_event_publish(ctx->napp, "kytos/flow_manager.flow.added", ev,
                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
                                                      .timeout_ms = 2000});
         json_object_put(ev);
     }
-    json_object_put(upd);
+out:
     json_object_put(found);
     free(ops);
+    free(mids);
+    free(verdict);
 }
 
 static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)

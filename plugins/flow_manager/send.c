@@ -305,6 +305,12 @@ void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t n
                 st = fm_switches_get(ctx->switches, bs[i].dpid);
         }
         if (!(st & FM_SW_CONNECTED) && !force) {
+            size_t j;
+            for (j = 0; cmd == FM_ADD && j < bs[i].n; j++) {
+                char mid[33], fid[33];
+                fm_flow_ids(&bs[i].flows[j], bs[i].dpid, mid, fid);
+                fm_latest_set(ctx->pending, mid, atomic_fetch_add(&ctx->xid, 1) + 1);
+            }
             res->status = 424;
             snprintf(res->text, sizeof res->text, "switch %s isn't connected", bs[i].dpid);
             return;
