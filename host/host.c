@@ -123,6 +123,12 @@ static int64_t concurrency_limit(kh_host *h)
     return 0;
 }
 
+static void store_log(void *ud, int level, const char *msg)
+{
+    (void)ud;
+    kh_log("kytos.core.store", level, "%s", msg);
+}
+
 kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t errlen)
 {
     kh_host *h = calloc(1, sizeof *h);
@@ -168,7 +174,9 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     if (kh_store_open(&h->store, &(struct kh_store_opts){
                           .backend = kh_config_str(cfg, "database", ""),
                           .data_dir = h->data_dir,
-                          .wait_for_server = 1},
+                          .wait_for_server = 1,
+                          .sync = kh_config_str(cfg, "store_sync", "normal"),
+                          .log = store_log},
                       &serr) != 0) {
         snprintf(err, errlen, "store: %s", serr.message);
         goto fail;

@@ -17,10 +17,12 @@ TEST_LIBS = os.path.join(BUILD, "tests", "napps", ".libs")
 
 
 class Kytosd:
-    def __init__(self, napps=(), settings=None):
-        self.dir = tempfile.mkdtemp(prefix="kytos-e2e-")
+    def __init__(self, napps=(), settings=None, reuse=None):
+        """reuse: an earlier (stopped) Kytosd whose directories to run on again."""
+        self.dir = reuse.dir if reuse else tempfile.mkdtemp(prefix="kytos-e2e-")
         self.napps = os.path.join(self.dir, "napps")
-        os.mkdir(self.napps)
+        if not reuse:
+            os.mkdir(self.napps)
         for so in napps:
             self.drop(so)
         self.port_file = os.path.join(self.dir, "port")
@@ -29,7 +31,9 @@ class Kytosd:
                 "--port-file", self.port_file, "--set", "log_level=\"WARNING\""]
         for k, v in (settings or {}).items():
             args += ["--set", "%s=%s" % (k, json.dumps(v))]
-        self.log = open(os.path.join(self.dir, "kytosd.log"), "w")
+        if os.path.exists(self.port_file):
+            os.unlink(self.port_file)
+        self.log = open(os.path.join(self.dir, "kytosd.log"), "a")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:
