@@ -913,23 +913,29 @@ struct json_object *kh_napps_status(kh_host *h)
 {
     struct json_object *o = json_object_new_object();
     struct kh_record *rec;
+    int pass;
+
     pthread_mutex_lock(&h->reg_mu);
-    for (rec = h->records; rec; rec = rec->next) {
-        struct json_object *e = json_object_new_object();
-        const char *key = rec->id[0] ? rec->id : rec->file;
-        json_object_object_add(e, "state", json_object_new_string(rec->state));
-        json_object_object_add(e, "file", json_object_new_string(rec->file));
-        if (rec->version[0])
-            json_object_object_add(e, "version", json_object_new_string(rec->version));
-        if (rec->reason[0])
-            json_object_object_add(e, "reason", json_object_new_string(rec->reason));
-        /* an enabled NApp wins over an old record of the same id */
-        if (json_object_object_get_ex(o, key, NULL) && strcmp(rec->state, "enabled") != 0) {
-            json_object_put(e);
-            continue;
+    /* enabled NApps first, keyed by id; any other record of the same id
+     * (a refused duplicate, an old file) is keyed by its file instead */
+    for (pass = 0; pass < 2; pass++)
+        for (rec = h->records; rec; rec = rec->next) {
+            struct json_object *e;
+            const char *key;
+            if ((strcmp(rec->state, "enabled") == 0) != (pass == 0))
+                continue;
+            key = rec->id[0] && !json_object_object_get_ex(o, rec->id, NULL) ? rec->id : rec->file;
+            e = json_object_new_object();
+            json_object_object_add(e, "state", json_object_new_string(rec->state));
+            json_object_object_add(e, "file", json_object_new_string(rec->file));
+            if (rec->id[0])
+                json_object_object_add(e, "id", json_object_new_string(rec->id));
+            if (rec->version[0])
+                json_object_object_add(e, "version", json_object_new_string(rec->version));
+            if (rec->reason[0])
+                json_object_object_add(e, "reason", json_object_new_string(rec->reason));
+            json_object_object_add(o, key, e);
         }
-        json_object_object_add(o, key, e);
-    }
     pthread_mutex_unlock(&h->reg_mu);
     return o;
 }

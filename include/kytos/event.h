@@ -1,14 +1,28 @@
 /* kytos/event.h - KytosEvents: publish, subscribe, pacer, timers.
  *
- * Ownership: publish borrows content (the host takes its own copy).  A
- * handler receives a borrowed, read-only event valid for the call; each
- * subscriber gets its own copy of the content, so serialising it is safe;
- * json_object_get() it to keep it longer.
+ * Ownership.  Publish borrows content: the host deep-copies it before
+ * kytos_event_publish returns, so the caller may change or free it at once.
+ * Content is a JSON object (NULL = {}).  A handler receives a borrowed,
+ * read-only event valid until it returns; name and id strings too.  Each
+ * subscriber gets its own copy of the content, so a handler may read and
+ * serialise it freely (json-c caches serialised text inside an object, so
+ * one object must never be serialised by two threads at once: that is why
+ * copies are not shared).  Do not modify it, and do not keep a reference
+ * past the call (json-c reference counts are not thread safe): deep-copy
+ * (json_object_deep_copy) what you need to keep.
  *
- * A handler returning a negative status puts the event in the dead letter.
+ * Handlers run on their pool ("sb", "app", "db", a configured pool) and may
+ * run concurrently with each other; "dynamic_single" gives the subscription
+ * one thread of its own, so it sees its events one at a time in order.  A
+ * handler returning a negative status puts the event in the dead letter.
  * Subscriptions may be made at any time; they are removed when the NApp
- * unloads, before its code can be replaced.  Patterns are POSIX extended
- * regexes matched against the whole name (Kytos' listen_to rule).
+ * unloads, before its code can be replaced, and no handler or timer of a
+ * NApp runs after its stop.  Patterns are POSIX extended regexes matched
+ * against the whole name (Kytos' listen_to rule).  Event names are 1..255
+ * printable ASCII bytes without spaces.
+ *
+ * Publishing from a handler with timeout_ms = -1 can wait forever if the
+ * buffer stays full; prefer a finite timeout.
  */
 #ifndef KYTOS_EVENT_H
 #define KYTOS_EVENT_H

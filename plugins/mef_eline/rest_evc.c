@@ -2,6 +2,7 @@
  * delete, redeploy (napps.md 3.1-3.3). */
 #include "me.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,31 @@ static int h_create(kytos_req *req, void *ud)
 
 /* ---- GET v2/evc/ ---- */
 
+#define MAX_QUERY 64
+
+/* A metadata filter value: int, true/false/null (any case), else the string. */
+static struct json_object *query_value(const char *s)
+{
+    char *end;
+    long long v;
+
+    if (!s)
+        return NULL;
+    if (*s) {
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (!errno && *end == '\0')
+            return json_object_new_int64(v);
+    }
+    if (strcasecmp(s, "true") == 0)
+        return json_object_new_boolean(1);
+    if (strcasecmp(s, "false") == 0)
+        return json_object_new_boolean(0);
+    if (strcasecmp(s, "null") == 0)
+        return NULL;
+    return json_object_new_string(s);
+}
+
 static int h_list(kytos_req *req, void *ud)
 {
     struct me *me = ud;
@@ -361,8 +387,17 @@ static int h_list(kytos_req *req, void *ud)
     if (!archived || strcasecmp(archived, "null") != 0)
         json_object_object_add(filter, "archived",
                                json_object_new_boolean(archived && strcasecmp(archived, "true") == 0));
-    /* metadata.<key>=<value> filters need the query's names, which the ABI
-     * does not list yet (kytos_req_query takes a name): see the report. */
+    /* metadata.<key>=<value>: an int when it parses, true/false/null, else
+     * the string (ELineController.get_circuits) */
+    {
+        const char *names[MAX_QUERY];
+        size_t i, n = kytos_req_query_all(req, NULL, names, MAX_QUERY);
+        for (i = 0; i < n && i < MAX_QUERY; i++) {
+            if (names[i] && strncmp(names[i], "metadata.", 9) == 0 && names[i][9])
+                json_object_object_add(filter, names[i],
+                                       query_value(kytos_req_query(req, names[i])));
+        }
+    }
     proj = json_object_new_object();
     json_object_object_add(proj, "_id", json_object_new_int(0));
     rc = kytos_store_find(me->napp, ME_COLL,

@@ -1,6 +1,7 @@
 """End-to-end tests of kytosd over HTTP on 127.0.0.1 (TAP output)."""
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -148,6 +149,14 @@ def loader():
             return [v for key, v in j["napps"].items() if key.endswith(name) or v.get("file", "").endswith(name)]
         t.ok(k.wait_for(lambda: state_of("junk.so") and state_of("junk.so")[0]["state"] == "refused"),
              "junk .so refused", state_of("junk.so"))
+        newer = hello.replace(b"NTYK\x01\x00\x00\x00", b"NTYK\x01\x00\x07\x00", 1)
+        k.drop(None, name="minor7.so", data=newer)
+        sig = b"json-c0.16:pthread"
+        k.drop(None, name="badsig.so", data=hello.replace(sig, b"json-c0.16:pthreaX", 1) if sig in hello else b"")
+        t.ok(k.wait_for(lambda: state_of("minor7.so") and "newer than the host" in state_of("minor7.so")[0].get("reason", "")),
+             "a NApp built for a newer ABI minor is refused", state_of("minor7.so"))
+        t.ok(k.wait_for(lambda: state_of("badsig.so") and "build signature" in state_of("badsig.so")[0].get("reason", "")),
+             "a wrong build signature is refused naming both", state_of("badsig.so"))
         t.ok(k.wait_for(lambda: state_of("abi9.so") and "ABI major 9" in state_of("abi9.so")[0].get("reason", "")),
              "other ABI major refused naming both versions", state_of("abi9.so"))
         # drop-in, then replace under load, then remove
@@ -181,6 +190,9 @@ def loader():
         for x in th:
             x.join()
         t.ok(not failures, "replacing a NApp under load fails no request", failures[:5])
+        k.drop("hello.so", name="hello_copy.so")
+        t.ok(k.wait_for(lambda: state_of("hello_copy.so") and "duplicate NApp kytos/hello" in state_of("hello_copy.so")[0].get("reason", "")),
+             "a second file with the same NApp is refused", state_of("hello_copy.so"))
         k.remove("hello.so")
         t.ok(k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 404, 3), "removed NApp's routes go away")
     finally:
@@ -222,6 +234,23 @@ def overload_and_shutdown():
         codes = [r[0] for r in results]
         t.ok(rc == 0 and all(c == 200 for c in codes), "SIGTERM under load: in-flight requests answered, exit 0",
              (rc, codes, k.logtext()))
+        # a second signal forces the exit while a handler still runs
+        k2 = Kytosd(napps=["testkit.so"], settings={"shutdown_timeout_ms": 30000})
+        def held():
+            try:
+                k2.request("GET", "/api/kytos/testkit/slow?ms=20000", timeout=30)
+            except Exception:
+                pass   # the forced exit closes this connection: expected
+        th = threading.Thread(target=held)
+        th.start()
+        k2.wait_for(lambda: k2.request("GET", "/api/kytos/core/status/")[2]["http"]["in_flight"] >= 2, 5)
+        k2.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)   # the first signal must have been taken before the second
+        t0 = time.time()
+        rc2 = k2.stop(signal.SIGTERM, timeout=10)
+        t.ok(rc2 == 1 and time.time() - t0 < 5, "a second signal forces the exit", (rc2, k2.logtext()))
+        th.join()
+        k2.cleanup()
     finally:
         k.stop()
         k.cleanup()

@@ -276,7 +276,7 @@ END_TEST
 
 START_TEST(metadata_endpoints)
 {
-    char id[15], path[256], body[256];
+    char id[15], id2[15], path[256], body[256];
     kytos_test_resp *r;
     struct json_object *md, *failed;
 
@@ -301,6 +301,21 @@ START_TEST(metadata_endpoints)
     json_object_object_get_ex(kytos_test_resp_json(r), "metadata", &md);
     ck_assert_str_eq(str(md, "k"), "v");
     ck_assert(!json_object_object_get_ex(md, "x", NULL));
+    kytos_test_resp_free(r);
+    /* list filters on metadata: int, then true/false/null, else string */
+    create(EVPL("evpl-md2", "1301"), id2, NULL);
+    r = req("GET", ME "v2/evc/?metadata.k=v", NULL);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), id, NULL));
+    ck_assert(!json_object_object_get_ex(kytos_test_resp_json(r), id2, NULL));
+    kytos_test_resp_free(r);
+    snprintf(path, sizeof path, ME "v2/evc/%s/metadata", id2);
+    ck_assert_uint_eq(status_of("POST", path, "{\"n\":5,\"on\":true}"), 201);
+    r = req("GET", ME "v2/evc/?metadata.n=5&metadata.on=true", NULL);
+    ck_assert_int_eq(json_object_object_length(kytos_test_resp_json(r)), 1);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), id2, NULL));
+    kytos_test_resp_free(r);
+    r = req("GET", ME "v2/evc/?metadata.k=other", NULL);
+    ck_assert_int_eq(json_object_object_length(kytos_test_resp_json(r)), 0);
     kytos_test_resp_free(r);
     snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\"]}", id);
     ck_assert_uint_eq(status_of("DELETE", ME "v2/evc/metadata/k", body), 200);
