@@ -102,10 +102,14 @@ ceiling_part() {
 }
 
 micro_part() {
-  for prog in bench/openapi_bench bench/store_bench bench/event_bench; do
+  # each program with the arguments its closing note quotes
+  for spec in "bench/openapi_bench" "bench/store_bench -t 4 -n 3000" "bench/event_bench"; do
+    prog=${spec%% *}
+    args=${spec#"$prog"}
     if [ -x "$B/$prog" ]; then
-      echo "## $prog"
-      taskset -c "$SRV_CPU" "$B/$prog" || echo "($prog failed)"
+      echo "## $spec"
+      # shellcheck disable=SC2086
+      (cd "$B" && $prog $args) || echo "($prog failed)"
       echo
     fi
   done

@@ -79,6 +79,7 @@ struct kh_sub *kh_sub_new(kytos_napp *napp, const char *pattern, kytos_event_han
     atomic_init(&s->refs, 1);
     atomic_init(&s->removed, 0);
     atomic_init(&s->inflight, 0);
+    atomic_init(&s->own_pool, NULL);
     s->napp = napp;
     s->fn = fn;
     s->ud = ud;
@@ -265,6 +266,21 @@ size_t kh_subtab_remove_all(kh_subtab *t, struct kh_sub ***out)
 
     pthread_mutex_lock(&t->mu);
     n = take_locked(t, NULL, 1, out);
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t kh_subtab_snapshot(kh_subtab *t, struct kh_sub ***out)
+{
+    size_t i, n;
+
+    pthread_mutex_lock(&t->mu);
+    n = t->n;
+    *out = n ? malloc(n * sizeof **out) : NULL;
+    if (!*out)
+        n = 0;
+    for (i = 0; i < n; i++)
+        (*out)[i] = kh_sub_ref(t->subs[i]);
     pthread_mutex_unlock(&t->mu);
     return n;
 }

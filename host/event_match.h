@@ -35,7 +35,8 @@ struct kh_sub {
     kytos_event_handler fn;
     void *ud;
     int route;                /* enum kh_route */
-    kh_workpool *pool;        /* POOL: borrowed from the bus; SINGLE: owned by the bus */
+    kh_workpool *pool;        /* where jobs go (POOL: the bus' pool; SINGLE: its own) */
+    _Atomic(kh_workpool *) own_pool; /* SINGLE: whoever swaps it to NULL frees it */
     regex_t re;
     char pattern[];
 };
@@ -77,6 +78,8 @@ void kh_match_unref(struct kh_match *m);
 size_t kh_subtab_remove_napp(kh_subtab *t, kytos_napp *napp, struct kh_sub ***out);
 /* Every subscription, for shutdown: same ownership as remove_napp. */
 size_t kh_subtab_remove_all(kh_subtab *t, struct kh_sub ***out);
+/* A referenced copy of the subscriptions (they stay in the table). */
+size_t kh_subtab_snapshot(kh_subtab *t, struct kh_sub ***out);
 void kh_subtab_stats(kh_subtab *t, struct kh_subtab_stats *st);
 
 #endif

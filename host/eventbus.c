@@ -425,6 +425,7 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
     } else if (strcmp(pool, "dynamic_single") == 0) {
         sub->route = KH_ROUTE_SINGLE;
         sub->pool = kh_workpool_new("dsingle", 1, b->conf.single_queue_max);
+        atomic_store(&sub->own_pool, sub->pool);
         if (!sub->pool) {
             kh_sub_unref(sub);
             snprintf(err, errlen, "cannot start a dynamic_single thread");
@@ -444,8 +445,7 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
     }
     rc = kh_subtab_add(b->subs, sub);
     if (rc != 0) {
-        if (sub->route == KH_ROUTE_SINGLE)
-            kh_workpool_free(sub->pool);
+        kh_workpool_free(atomic_exchange(&sub->own_pool, NULL));
         snprintf(err, errlen, "out of memory");
     }
     kh_sub_unref(sub);
@@ -485,10 +485,10 @@ static void release_subs(kh_bus *b, struct kh_sub **subs, size_t n)
 
     for (i = 0; i < n; i++) {
         struct kh_sub *s = subs[i];
-        if (s->route == KH_ROUTE_SINGLE && s->pool) {
-            if (atomic_load(&s->inflight) == 0 && !kh_workpool_is_worker(s->pool)) {
-                kh_workpool_free(s->pool);
-                s->pool = NULL;
+        kh_workpool *own = atomic_load(&s->own_pool);
+        if (own) {
+            if (atomic_load(&s->inflight) == 0 && !kh_workpool_is_worker(own)) {
+                kh_workpool_free(atomic_exchange(&s->own_pool, NULL));
             } else {
                 pthread_mutex_lock(&b->mu);
                 if (b->ngrave == b->capgrave) {
@@ -540,7 +540,7 @@ static void deliver_napp_shutdown(kh_bus *b, kytos_napp *n, struct kh_sub **subs
     kh_ev_unref(e);
 }
 
-int kh_bus_napp_unload(kh_bus *b, kytos_napp *n, int timeout_ms)
+static int napp_unload(kh_bus *b, kytos_napp *n, int timeout_ms, int announce)
 {
     int64_t deadline = kh_mono_us() + (timeout_ms < 0 ? INT64_C(86400000000) * 365
                                                       : (int64_t)timeout_ms * 1000);
@@ -557,10 +557,21 @@ int kh_bus_napp_unload(kh_bus *b, kytos_napp *n, int timeout_ms)
         rc = KYTOS_ETIMEDOUT;
     if (rc != 0)
         napp_log(b, n, KH_WARNING, "unload: handlers still running after %d ms", timeout_ms);
-    deliver_napp_shutdown(b, n, subs, ns);
+    if (announce)
+        deliver_napp_shutdown(b, n, subs, ns);
     release_subs(b, subs, ns);
     free(subs);
     return rc;
+}
+
+int kh_bus_napp_unload(kh_bus *b, kytos_napp *n, int timeout_ms)
+{
+    return napp_unload(b, n, timeout_ms, 1);
+}
+
+int kh_bus_napp_forget(kh_bus *b, kytos_napp *n, int timeout_ms)
+{
+    return napp_unload(b, n, timeout_ms, 0);
 }
 
 /* ---- drain / start / shutdown / free ---- */
@@ -615,6 +626,10 @@ int kh_bus_start(kh_bus *b)
     return 0;
 }
 
+/* Stop the shared pools and every private (dynamic_single) pool.  The
+ * subscriptions stay, so kh_bus_napp_unload after shutdown still finds a
+ * NApp's kytos/core.shutdown.<u>/<n> handlers (Kytos' order: shutdown
+ * event, pools, then NApps). */
 static void stop_pools(kh_bus *b)
 {
     kh_workpool *wps[KH_BUS_MAX_POOLS];
@@ -635,13 +650,10 @@ static void stop_pools(kh_bus *b)
      * handlers are waited for */
     for (i = 0; i < b->npools; i++)
         kh_workpool_free(wps[i]);
-    n = kh_subtab_remove_all(b->subs, &subs);
+    n = kh_subtab_snapshot(b->subs, &subs);
     for (i = 0; i < n + ngrave; i++) {
         struct kh_sub *s = i < n ? subs[i] : grave[i - n];
-        if (s->route == KH_ROUTE_SINGLE && s->pool) {
-            kh_workpool_free(s->pool);
-            s->pool = NULL;
-        }
+        kh_workpool_free(atomic_exchange(&s->own_pool, NULL));
         kh_sub_unref(s);
     }
     free(subs);

@@ -62,10 +62,13 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
 
 /* Remove a NApp's subscriptions and timers, wait until none of its
  * handlers runs or is queued (bounded by timeout_ms), then deliver
- * kytos/core.shutdown.<u>/<n> to its own handlers of that name.  Called
- * before its stop; also to roll back a failed init.  Returns 0 or
- * KYTOS_ETIMEDOUT (some handler still ran at the deadline). */
+ * kytos/core.shutdown.<u>/<n> to its own handlers of that name, in the
+ * caller's thread (and tell the observer): the loader must not publish it
+ * again.  Called before its stop, before or after kh_bus_shutdown.
+ * Returns 0 or KYTOS_ETIMEDOUT (some handler still ran at the deadline). */
 int kh_bus_napp_unload(kh_bus *b, kytos_napp *n, int timeout_ms);
+/* The same without kytos/core.shutdown.<u>/<n>: to roll back a failed init. */
+int kh_bus_napp_forget(kh_bus *b, kytos_napp *n, int timeout_ms);
 /* Wait until buffers and pools are idle: 0, KYTOS_ETIMEDOUT, or
  * KYTOS_ESTATE when called from a handler (it would wait for itself).
  * Timers are not waited for (they never go idle). */
