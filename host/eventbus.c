@@ -43,10 +43,16 @@ struct bus_pool {
     kh_workpool *wp;
 };
 
-struct kh_job {
-    kh_bus *bus;
-    struct kh_sub *sub;
-    struct kytos_event view;
+/* The jobs of one event, allocated together; freed with the last one. */
+struct kh_fan {
+    atomic_uint refs;
+    struct kh_ev *ev;
+    struct kh_job {
+        struct kh_fan *fan;
+        kh_bus *bus;
+        struct kh_sub *sub;
+        struct kytos_event view;
+    } jobs[];
 };
 
 struct kh_bus {
@@ -150,16 +156,24 @@ static kh_workpool *find_pool(kh_bus *b, const char *name)
 
 /* ---- handler runs ---- */
 
+static void fan_unref(struct kh_fan *f)
+{
+    if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    kh_ev_unref(f->ev);
+    free(f);
+}
+
 static void job_finish(kh_bus *b, struct kh_job *j)
 {
     kytos_napp *n = j->sub->napp;
+    struct kh_sub *s = j->sub;
 
     json_object_put(j->view.content);
-    kh_ev_unref(j->view.ev);
-    sub_leave(b, j->sub);
+    sub_leave(b, s);
     b->ops.unref(n);
-    kh_sub_unref(j->sub);
-    free(j);
+    kh_sub_unref(s);
+    fan_unref(j->fan); /* may free j */
     outstanding_done(b, 1);
 }
 
@@ -195,10 +209,18 @@ static void job_run(void *arg)
     struct kh_job *j = arg;
     kh_bus *b = j->bus;
 
-    if (sub_live(b, j->sub))
-        run_handler(b, j->sub, &j->view);
-    else
+    if (!sub_live(b, j->sub)) {
         atomic_fetch_add(&b->skipped, 1);
+    } else if (!j->view.content &&
+               json_object_deep_copy(j->view.ev->content, &j->view.content, NULL) != 0) {
+        json_object_put(j->view.content);
+        j->view.content = NULL;
+        atomic_fetch_add(&b->dropped, 1);
+        kh_log(LOGGER, KH_ERROR, "out of memory copying event %s for '%s': dropped",
+               j->view.ev->name, j->sub->pattern);
+    } else {
+        run_handler(b, j->sub, &j->view);
+    }
     job_finish(b, j);
 }
 
@@ -235,20 +257,36 @@ static void submit(kh_bus *b, kh_workpool *pool, struct kh_job *j)
     }
 }
 
+/* Each handler gets its own copy of the content: json-c objects are not
+ * safe to share between threads (serialising caches text inside them).
+ * With one subscriber it takes the publish copy; with several, each job
+ * copies the (then read-only) publish copy on its own worker thread, so
+ * copies are made in parallel and allocated and freed by one thread. */
 static void dispatch(kh_bus *b, struct kh_ev *e)
 {
     struct kh_match *m = kh_subtab_match(b->subs, e->name);
-    int shared = b->observer != NULL; /* the observer may keep e->content */
-    size_t i;
+    struct kh_fan *f;
+    size_t i, k = 0;
 
     if (!m) {
         atomic_fetch_add(&b->dropped, 1);
         kh_log(LOGGER, KH_ERROR, "out of memory matching event %s: dropped", e->name);
         return;
     }
+    if (m->n == 0) {
+        kh_match_unref(m);
+        return;
+    }
+    if (!(f = malloc(sizeof *f + m->n * sizeof f->jobs[0]))) {
+        atomic_fetch_add(&b->dropped, 1);
+        kh_log(LOGGER, KH_ERROR, "out of memory delivering event %s: dropped", e->name);
+        kh_match_unref(m);
+        return;
+    }
+    atomic_init(&f->refs, 1); /* ours, while we submit */
+    f->ev = kh_ev_ref(e);
     for (i = 0; i < m->n; i++) {
         struct kh_sub *s = m->subs[i];
-        struct json_object *c = NULL;
         struct kh_job *j;
 
         sub_enter(s);
@@ -257,32 +295,23 @@ static void dispatch(kh_bus *b, struct kh_ev *e)
             sub_leave(b, s);
             continue;
         }
-        /* each handler its own copy: json-c objects are not safe to share
-         * between threads (serialising caches text inside them) */
-        if (i == m->n - 1 && !shared && e->content) {
-            c = e->content;
-            e->content = NULL;
-        } else if (json_object_deep_copy(e->content, &c, NULL) != 0) {
-            json_object_put(c);
-            c = NULL;
-        }
-        j = c ? malloc(sizeof *j) : NULL;
-        if (!j) {
-            json_object_put(c);
-            atomic_fetch_add(&b->dropped, 1);
-            kh_log(LOGGER, KH_ERROR, "out of memory delivering event %s to '%s': dropped",
-                   e->name, s->pattern);
-            sub_leave(b, s);
-            continue;
-        }
+        j = &f->jobs[k++];
+        j->fan = f;
         j->bus = b;
         j->sub = kh_sub_ref(s);
-        j->view.ev = kh_ev_ref(e);
-        j->view.content = c;
+        j->view.ev = e;
+        j->view.content = NULL;
+        /* the observer may hold the publish copy: then every job copies */
+        if (m->n == 1 && !b->observer) {
+            j->view.content = e->content;
+            e->content = NULL;
+        }
+        atomic_fetch_add(&f->refs, 1);
         b->ops.ref(s->napp);
         atomic_fetch_add(&b->outstanding, 1);
         submit(b, route(b, s, e->name), j);
     }
+    fan_unref(f);
     kh_match_unref(m);
 }
 

@@ -23,10 +23,12 @@ EVENTS_TEST_SRC = tests/events/fake_napp.h tests/events/fake_napp.c
 
 check_PROGRAMS += tests/events/check_buffer tests/events/check_match \
 	tests/events/check_conf tests/events/check_bus tests/events/check_deadletter \
-	tests/events/check_pacer tests/events/check_timer tests/events/check_qmon
+	tests/events/check_pacer tests/events/check_timer tests/events/check_qmon \
+	tests/events/check_api
 TESTS += tests/events/check_buffer tests/events/check_match \
 	tests/events/check_conf tests/events/check_bus tests/events/check_deadletter \
-	tests/events/check_pacer tests/events/check_timer tests/events/check_qmon
+	tests/events/check_pacer tests/events/check_timer tests/events/check_qmon \
+	tests/events/check_api
 
 tests_events_check_buffer_SOURCES = tests/events/check_buffer.c
 tests_events_check_buffer_CFLAGS = $(TEST_CC)
@@ -52,6 +54,10 @@ tests_events_check_timer_LDADD = $(EVENTS_TEST_LDADD)
 tests_events_check_qmon_SOURCES = tests/events/check_qmon.c $(EVENTS_TEST_SRC)
 tests_events_check_qmon_CFLAGS = $(TEST_CC)
 tests_events_check_qmon_LDADD = $(EVENTS_TEST_LDADD)
+# check_api defines the core functions it needs (kh_napp_*, kh_req_*, ...).
+tests_events_check_api_SOURCES = tests/events/check_api.c $(EVENTS_TEST_SRC)
+tests_events_check_api_CFLAGS = $(TEST_CC)
+tests_events_check_api_LDADD = $(EVENTS_TEST_LDADD)
 
 # make bench: events/s publish -> handler (1 and 4 subscribers), p99 latency.
 noinst_PROGRAMS += bench/event_bench

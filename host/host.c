@@ -214,8 +214,9 @@ void kh_host_stop(kh_host *h)
     if (atomic_exchange(&h->stopping, 1))
         return;
     kh_napps_unload_all(h);
+    /* a bus that never started has nobody to drain its queues: do not wait */
     if (h->bus)
-        kh_bus_shutdown(h->bus, h->shutdown_timeout_ms);
+        kh_bus_shutdown(h->bus, atomic_load(&h->running) ? h->shutdown_timeout_ms : 0);
     atomic_store(&h->running, 0);
 }
 

@@ -4,8 +4,7 @@
 # The objects live in a convenience library so the tests can reach the
 # internal koa_* functions; the installed library re-exports only the
 # public kytos_openapi_* names.
-noinst_LTLIBRARIES += openapi/libkytos-openapi-core.la
-openapi_libkytos_openapi_core_la_SOURCES = \
+OPENAPI_CORE_SRC = \
 	openapi/internal.h openapi/options.c openapi/buf.c openapi/arena.c \
 	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
 	openapi/json_strict.c openapi/yaml_load.c openapi/regex.c \
@@ -13,6 +12,8 @@ openapi_libkytos_openapi_core_la_SOURCES = \
 	openapi/schema_compile.c openapi/validate.c openapi/spec.h \
 	openapi/spec.c openapi/route.c openapi/params.h openapi/params.c \
 	openapi/request.c openapi/lint.c
+noinst_LTLIBRARIES += openapi/libkytos-openapi-core.la
+openapi_libkytos_openapi_core_la_SOURCES = $(OPENAPI_CORE_SRC)
 openapi_libkytos_openapi_core_la_CFLAGS = $(AM_CFLAGS) $(FYAML_CFLAGS) \
 	$(PCRE2_CFLAGS)
 openapi_libkytos_openapi_core_la_LIBADD = $(FYAML_LIBS) $(PCRE2_LIBS) \
@@ -72,3 +73,38 @@ TESTS += tests/openapi/check_napps
 
 TESTS += tests/openapi/cli.sh
 EXTRA_DIST += tests/openapi/cli.sh
+
+# ---- bench: parse + validate cost per request (the lead wires make bench)
+noinst_PROGRAMS += bench/openapi_bench
+bench_openapi_bench_SOURCES = tests/openapi/openapi_bench.c
+bench_openapi_bench_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/openapi
+bench_openapi_bench_LDADD = openapi/libkytos-openapi-core.la $(JSONC_LIBS)
+
+# ---- fuzz targets (configure --enable-fuzzing CC=clang) -------------
+# Each target compiles the library sources itself so libFuzzer's
+# coverage instrumentation reaches them.  CI: tests/fuzz/run-openapi-fuzz.sh
+EXTRA_DIST += tests/fuzz/run-openapi-fuzz.sh tests/fuzz/openapi_json_fuzz.c \
+	tests/fuzz/openapi_yaml_fuzz.c tests/fuzz/openapi_validate_fuzz.c
+if ENABLE_FUZZING
+OPENAPI_FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+OPENAPI_FUZZ_CC = $(AM_CFLAGS) $(FYAML_CFLAGS) $(PCRE2_CFLAGS) \
+	-I$(top_srcdir)/openapi $(OPENAPI_FUZZ_FLAGS)
+OPENAPI_FUZZ_LIBS = $(FYAML_LIBS) $(PCRE2_LIBS) $(JSONC_LIBS) -lm
+noinst_PROGRAMS += tests/fuzz/openapi_json_fuzz tests/fuzz/openapi_yaml_fuzz \
+	tests/fuzz/openapi_validate_fuzz
+tests_fuzz_openapi_json_fuzz_SOURCES = tests/fuzz/openapi_json_fuzz.c \
+	$(OPENAPI_CORE_SRC)
+tests_fuzz_openapi_json_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
+tests_fuzz_openapi_json_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
+tests_fuzz_openapi_json_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)
+tests_fuzz_openapi_yaml_fuzz_SOURCES = tests/fuzz/openapi_yaml_fuzz.c \
+	$(OPENAPI_CORE_SRC)
+tests_fuzz_openapi_yaml_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
+tests_fuzz_openapi_yaml_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
+tests_fuzz_openapi_yaml_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)
+tests_fuzz_openapi_validate_fuzz_SOURCES = tests/fuzz/openapi_validate_fuzz.c \
+	$(OPENAPI_CORE_SRC)
+tests_fuzz_openapi_validate_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
+tests_fuzz_openapi_validate_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
+tests_fuzz_openapi_validate_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)
+endif

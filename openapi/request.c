@@ -35,9 +35,13 @@ struct issue {
     struct koa_verrs errs; /* I_SCHEMA */
 };
 
+#define MAX_ISSUES 64
+
+/* Grown on the first problem only: a valid request allocates nothing
+ * here. */
 struct issues {
-    struct issue v[64];
-    size_t n;
+    struct issue *v;
+    size_t n, cap;
     bool dropped;
 };
 
@@ -45,9 +49,15 @@ static struct issue *new_issue(struct issues *is, enum ikind k, const char *in,
                                const char *name)
 {
     struct issue *i;
-    if (is->n >= sizeof is->v / sizeof is->v[0]) {
-        is->dropped = true;
-        return NULL;
+    if (is->n == is->cap) {
+        size_t ncap = is->cap ? is->cap * 2 : 4;
+        struct issue *nv;
+        if (ncap > MAX_ISSUES || !(nv = realloc(is->v, ncap * sizeof *nv))) {
+            is->dropped = true;
+            return NULL;
+        }
+        is->v = nv;
+        is->cap = ncap;
     }
     i = &is->v[is->n++];
     memset(i, 0, sizeof *i);
@@ -79,7 +89,9 @@ static void free_issues(struct issues *is)
         free(is->v[i].message);
         koa_verrs_free(&is->v[i].errs);
     }
-    is->n = 0;
+    free(is->v);
+    is->v = NULL;
+    is->n = is->cap = 0;
 }
 
 static const char *in_name(enum koa_in in)
@@ -550,7 +562,7 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
                            const struct kytos_openapi_request *req,
                            struct kytos_openapi_result *res)
 {
-    struct issues *is;
+    struct issues iss = { NULL, 0, 0, false }, *is = &iss;
     json_object *params, *body;
 
     if (!res)
@@ -592,11 +604,8 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
             return res->status;
         }
     }
-    is = calloc(1, sizeof *is);
     params = json_object_new_object();
-    if (!is || !params) {
-        free(is);
-        json_object_put(params);
+    if (!params) {
         res->status = 400;
         res->error = error_body(400, INVALID_DATA, NULL);
         return res->status;
@@ -616,7 +625,6 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
         res->params = params;
     }
     free_issues(is);
-    free(is);
     return res->status;
 }
 

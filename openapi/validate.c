@@ -608,14 +608,49 @@ static const struct koa_prop *find_prop(const struct koa_node *n, const char *k,
     return NULL;
 }
 
+struct pmatch {
+    size_t idx;
+    const char *key;
+    json_object *val;
+};
+
 static bool kw_properties(struct vctx *c, const struct koa_node *n,
                           json_object *inst, const struct seg *s)
 {
-    size_t i;
+    size_t i, nkeys;
     bool ok = true;
 
     if (!json_object_is_type(inst, json_type_object))
         return true;
+    nkeys = (size_t)json_object_object_length(inst);
+    if (nkeys * 4 < n->nprops && nkeys <= 32) {
+        /* A sparse instance (a Match with one field of twenty): look its
+         * keys up in the sorted property table rather than every property
+         * up in the instance, then validate in schema order as jsonschema
+         * reports. */
+        struct pmatch m[32];
+        size_t nm = 0, j;
+        json_object_object_foreach(inst, k, v) {
+            const struct koa_prop *p = find_prop(n, k, strlen(k));
+            if (!p)
+                continue;
+            for (j = nm; j > 0 && m[j - 1].idx > (size_t)(p - n->props); j--)
+                m[j] = m[j - 1];
+            m[j].idx = (size_t)(p - n->props);
+            m[j].key = k;
+            m[j].val = v;
+            nm++;
+        }
+        for (i = 0; i < nm && !c->stop; i++) {
+            struct seg cs = { s, n->props[m[i].idx].name, 0 };
+            if (!v_node(c, n->props[m[i].idx].node, m[i].val, &cs)) {
+                ok = false;
+                if (!c->errs)
+                    return false;
+            }
+        }
+        return ok;
+    }
     for (i = 0; i < n->nprops && !c->stop; i++) {
         json_object *v;
         if (!json_object_object_get_ex(inst, n->props[i].name, &v))

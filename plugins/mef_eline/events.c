@@ -7,7 +7,11 @@
  * makes each active EVC using it move to another path or go down (inactive,
  * no current path); a link coming up deploys the enabled EVCs that are down.
  * Topology publishes a link event before the topology.updated that shows
- * it, so the link handlers read topology afresh first. */
+ * it, so the link handlers read topology afresh first.
+ *
+ * A consistency round (Kytos' execute loop, every deploy_evcs_interval
+ * seconds, default 60) catches what a race let through: an active EVC whose
+ * path is no longer up is redeployed, an enabled one that is down is tried. */
 #include "me.h"
 
 #include <stdio.h>
@@ -107,6 +111,60 @@ static void on_link_up(struct me *me)
         pthread_mutex_unlock(&e->lock);
     }
     me_evc_release_all(list);
+}
+
+static bool live(const struct me_evc *e, void *ud)
+{
+    (void)ud;
+    return !e->archived && e->enabled;
+}
+
+static void consistency(kytos_napp *napp, void *ud)
+{
+    struct me *me = ud;
+    struct me_snap *snap = me_snapshot(me, 2);
+    struct me_evc **list;
+    size_t i;
+
+    (void)napp;
+    if (!snap)
+        return;
+    list = me_evc_select(me, live, NULL);
+    for (i = 0; list && list[i]; i++) {
+        struct me_evc *e = list[i];
+        bool scheduled;
+        pthread_mutex_lock(&e->lock);
+        scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+        if (e->archived || !e->enabled || scheduled) {
+            pthread_mutex_unlock(&e->lock);
+            continue;
+        }
+        if (e->active && e->current.n && !me_path_up(&e->current, snap)) {
+            me_undeploy(me, e);
+            me_deploy(me, e, NULL, 0);
+            me_evc_sync(me, e);
+        } else if (!e->active && me_deploy(me, e, NULL, 0)) {
+            me_evc_sync(me, e);
+        }
+        pthread_mutex_unlock(&e->lock);
+    }
+    me_evc_release_all(list);
+    me_snap_put(snap);
+}
+
+int me_consistency_start(struct me *me)
+{
+    struct json_object *st = kytos_napp_settings(me->napp), *v;
+    double secs = 60;
+
+    if (json_object_object_get_ex(st, "deploy_evcs_interval", &v) &&
+        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+        secs = json_object_get_double(v);
+    if (secs <= 0)
+        return KYTOS_OK;
+    if (secs > 86400)
+        secs = 86400;
+    return kytos_timer_add(me->napp, (unsigned)(secs * 1000), consistency, me);
 }
 
 static int on_topology(kytos_napp *napp, const kytos_event *ev, void *ud)

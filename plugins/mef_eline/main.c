@@ -2,7 +2,7 @@
  * (EVCs) between two UNIs (Kytos-ng mef_eline, napps.md section 3).
  *
  * Routes (under /api/kytos/mef_eline/; "spec" = checked against openapi.yml):
- *   GET    v2/evc/?archived=true|false|null        {evc_id: EVC}
+ *   GET    v2/evc/?archived=true|false|null&metadata.<k>=<v>   {evc_id: EVC}
  *   POST   v2/evc/  (spec: NewCircuit)             201 {"circuit_id", "deployed"}
  *   GET    v2/evc/{circuit_id}                     EVC | 404
  *   PATCH  v2/evc/{circuit_id}  (spec: UpdateCircuit)  {evc_id: EVC, "redeployed": bool}
@@ -30,6 +30,10 @@
  * .link_up {"link": {"id", ...}} (redeploy / down, deploy the down ones).
  * Also reads GET /api/kytos/topology/v3/ at start and when a request names
  * an interface the snapshot lacks.
+ * Settings ([kytos/mef_eline]): deploy_evcs_interval = 60 (seconds, 0 = off):
+ * the consistency round that redeploys EVCs whose path went down unnoticed
+ * and deploys enabled EVCs that are down (Kytos' DEPLOY_EVCS_INTERVAL).
+ *
  * Events published: kytos/mef_eline.(created|updated|deleted|
  * redeployed_link_down|error_redeploy_link_down|redeployed_link_up)
  * {"evc_id","id","name","metadata","active","enabled","uni_a","uni_z"}.
@@ -186,6 +190,8 @@ static int me_start(kytos_napp *napp)
     if (me) {
         me_snap_put(me_snapshot(me, 2));
         me_load_all(me);
+        if (me_consistency_start(me) != KYTOS_OK)
+            kytos_log(napp, KYTOS_LOG_WARNING, "the consistency round did not start");
     }
     return KYTOS_OK;
 }

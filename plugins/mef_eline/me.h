@@ -199,6 +199,8 @@ struct json_object *me_flows_delete_body(const struct me_evc *e, const struct me
 
 /* events */
 int me_events_subscribe(struct me *me);
+/* The periodic consistency round (setting deploy_evcs_interval, seconds). */
+int me_consistency_start(struct me *me);
 /* kytos/mef_eline.<what> {"evc_id","id","name","metadata","active","enabled",
  * "uni_a","uni_z"}; caller holds e->lock. */
 void me_publish(struct me *me, const char *what, const struct me_evc *e);

@@ -214,22 +214,28 @@ static unsigned reserve_unis(struct me *me, struct me_evc *e, bool a_none, bool 
     return 0;
 }
 
-static void release_unis(struct me *me, struct me_evc *e)
+/* Free the UNI reservations a and z of EVC id (and its EPL ownership). */
+static void release_uni_pair(struct me *me, const char *id, const struct me_uni *a,
+                             const struct me_uni *z)
 {
+    const struct me_uni *u[2] = {a, z};
+    size_t i;
+
     pthread_mutex_lock(&me->lock);
-    me_tagtab_free_uni(me->tags, e->a.intf, &e->a.tag);
-    me_tagtab_free_uni(me->tags, e->z.intf, &e->z.tag);
-    if (e->a.tag.kind == ME_TAG_NONE) {
-        const char *o = me_tagtab_epl_owner(me->tags, e->a.intf);
-        if (o && strcmp(o, e->id) == 0)
-            me_tagtab_set_epl_owner(me->tags, e->a.intf, NULL);
-    }
-    if (e->z.tag.kind == ME_TAG_NONE) {
-        const char *o = me_tagtab_epl_owner(me->tags, e->z.intf);
-        if (o && strcmp(o, e->id) == 0)
-            me_tagtab_set_epl_owner(me->tags, e->z.intf, NULL);
+    for (i = 0; i < 2; i++) {
+        me_tagtab_free_uni(me->tags, u[i]->intf, &u[i]->tag);
+        if (u[i]->tag.kind == ME_TAG_NONE) {
+            const char *o = me_tagtab_epl_owner(me->tags, u[i]->intf);
+            if (o && strcmp(o, id) == 0)
+                me_tagtab_set_epl_owner(me->tags, u[i]->intf, NULL);
+        }
     }
     pthread_mutex_unlock(&me->lock);
+}
+
+static void release_unis(struct me *me, struct me_evc *e)
+{
+    release_uni_pair(me, e->id, &e->a, &e->z);
 }
 
 /* ---- POST v2/evc/ ---- */
@@ -334,7 +340,15 @@ static int h_create(kytos_req *req, void *ud)
     if (!scheduled && e->enabled)
         deployed = me_deploy(me, e, NULL, 0);
     if (me_evc_sync(me, e) != KYTOS_OK) {
+        /* not stored: undo everything */
+        me_undeploy(me, e);
+        release_unis(me, e);
+        e->archived = true;
         pthread_mutex_unlock(&e->lock);
+        pthread_mutex_lock(&me->lock);
+        if (me_evc_find(me, e->id) == e)
+            me_evc_remove(me, e);
+        pthread_mutex_unlock(&me->lock);
         me_evc_unref(e);
         return kytos_resp_error(req, 500, "Failed to store the EVC");
     }
@@ -546,10 +560,10 @@ static int h_update(kytos_req *req, void *ud)
         e->a.tag = (struct me_tag){0};
         e->z.tag = (struct me_tag){0};
         {
-            struct me_evc tmp = *e;
-            tmp.a.tag = old_a;
-            tmp.z.tag = old_z;
-            release_unis(me, &tmp);
+            struct me_uni oa = e->a, oz = e->z;
+            oa.tag = old_a;
+            oz.tag = old_z;
+            release_uni_pair(me, e->id, &oa, &oz);
         }
     }
     if (me_evc_load(e, snap, err, sizeof err) != 0) {

@@ -245,31 +245,26 @@ static void intf_created(struct topo_op *op, struct topo_intf *i)
 
 static void on_interfaces_created(struct topo_op *op, struct json_object *list)
 {
-    struct topo_switch *touched[16];
-    size_t n_touched = 0, n;
+    struct topo_switch *last = NULL;
+    size_t n;
 
     if (!json_object_is_type(list, json_type_array))
         return;
     n = json_object_array_length(list);
     for (size_t k = 0; k < n; k++) {
-        bool is_new, seen = false;
+        bool is_new;
         struct topo_intf *i = intf_upsert(op, json_object_array_get_idx(list, k), &is_new);
         if (!i)
             continue;
-        for (size_t m = 0; m < n_touched; m++)
-            seen |= touched[m] == i->sw;
-        if (!seen) {
-            if (n_touched == sizeof(touched) / sizeof(touched[0])) {
-                topo_op_persist_switch(op, touched[0]);
-                memmove(touched, touched + 1, (n_touched - 1) * sizeof(touched[0]));
-                n_touched--;
-            }
-            touched[n_touched++] = i->sw;
-        }
+        /* one document per switch (a port-desc lists one switch; the op
+         * keeps only the last write of a document anyway) */
+        if (last && last != i->sw)
+            topo_op_persist_switch(op, last);
+        last = i->sw;
         intf_created(op, i);
     }
-    for (size_t m = 0; m < n_touched; m++)
-        topo_op_persist_switch(op, touched[m]);
+    if (last)
+        topo_op_persist_switch(op, last);
     op->changed = true;
 }
 

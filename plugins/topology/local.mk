@@ -23,6 +23,14 @@ check_PROGRAMS += tests/napps/test_topology
 TESTS += tests/napps/test_topology
 tests_napps_test_topology_SOURCES = tests/napps/test_topology.c
 tests_napps_test_topology_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"' \
-	-DFIXTURE_DIR='"$(abs_top_srcdir)/tests/napps"'
+	-DFIXTURE_DIR='"$(abs_top_srcdir)/tests/napps"' \
+	-DSEED_DIR='"$(abs_top_builddir)/tests/napps/.libs"'
 tests_napps_test_topology_LDADD = libkytos-test.la $(TEST_LIBS)
+tests_napps_test_topology_DEPENDENCIES = libkytos-test.la tests/napps/test_topology_seed.la
 EXTRA_DIST += tests/napps/test_topology_ring3.json tests/napps/test_topology_ring5.json
+# a test-only NApp that seeds the store with hostile documents
+check_LTLIBRARIES += tests/napps/test_topology_seed.la
+tests_napps_test_topology_seed_la_SOURCES = tests/napps/test_topology_seed.c
+tests_napps_test_topology_seed_la_CFLAGS = $(NAPP_CC)
+tests_napps_test_topology_seed_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
+tests_napps_test_topology_seed_la_LIBADD = $(JSONC_LIBS)

@@ -1,33 +1,45 @@
 /* plugins/topology/rest_get.c - GET v3/, v3/switches, v3/interfaces and
- * v3/links: copies of the current snapshot's bodies.  They never touch the
+ * v3/links: the current snapshot's bodies, sent without a copy.  They never touch the
  * model or the store, so they run inline on the I/O thread. */
 #include "topo.h"
 
 enum body_kind { BODY_TOPOLOGY, BODY_SWITCHES, BODY_INTERFACES, BODY_LINKS };
 
+static void release_snapshot(void *ud)
+{
+    topo_snapshot_put(ud);
+}
+
+/* Zero copy: the response borrows the snapshot's buffer and holds the
+ * snapshot's reference until the host has sent it. */
 static int serve(kytos_req *req, struct topo *t, enum body_kind kind)
 {
     struct topo_snapshot *s = topo_snapshot_get(t);
-    int rc;
+    const char *buf;
+    size_t len;
 
     if (!s)
         return kytos_resp_error(req, 503, "Topology not loaded yet");
     switch (kind) {
     case BODY_TOPOLOGY:
-        rc = kytos_resp_raw(req, 200, "application/json", s->topology.buf, s->topology.len);
+        buf = s->topology.buf;
+        len = s->topology.len;
         break;
     case BODY_SWITCHES:
-        rc = kytos_resp_raw(req, 200, "application/json", s->switches.buf, s->switches.len);
+        buf = s->switches.buf;
+        len = s->switches.len;
         break;
     case BODY_INTERFACES:
-        rc = kytos_resp_raw(req, 200, "application/json", s->interfaces.buf, s->interfaces.len);
+        buf = s->interfaces.buf;
+        len = s->interfaces.len;
         break;
     default:
-        rc = kytos_resp_raw(req, 200, "application/json", s->links.buf, s->links.len);
+        buf = s->links.buf;
+        len = s->links.len;
         break;
     }
-    topo_snapshot_put(s);
-    return rc;
+    /* on failure kytos_resp_static has already released the reference */
+    return kytos_resp_static(req, 200, "application/json", buf, len, release_snapshot, s);
 }
 
 static int get_topology(kytos_req *req, void *ud)

@@ -17,7 +17,7 @@ TEST_LIBS = os.path.join(BUILD, "tests", "napps", ".libs")
 
 
 class Kytosd:
-    def __init__(self, napps=(), settings=None, reuse=None):
+    def __init__(self, napps=(), settings=None, reuse=None, conf=None):
         """reuse: an earlier (stopped) Kytosd whose directories to run on again."""
         self.dir = reuse.dir if reuse else tempfile.mkdtemp(prefix="kytos-e2e-")
         self.napps = os.path.join(self.dir, "napps")
@@ -29,6 +29,11 @@ class Kytosd:
         args = [KYTOSD, "-f", "--listen", "127.0.0.1", "--api-port", "0",
                 "--napps", self.napps, "--data-dir", os.path.join(self.dir, "data"),
                 "--port-file", self.port_file, "--set", "log_level=\"WARNING\""]
+        if conf:
+            path = os.path.join(self.dir, "kytos.conf")
+            with open(path, "w") as f:
+                f.write(conf)
+            args += ["-c", path]
         for k, v in (settings or {}).items():
             args += ["--set", "%s=%s" % (k, json.dumps(v))]
         if os.path.exists(self.port_file):

@@ -14,6 +14,8 @@ TOPO = "/api/kytos/topology/v3/"
 FLOWS = "/api/kytos/flow_manager/v2/"
 EVC = "/api/kytos/mef_eline/v2/evc/"
 S1, S2, S3 = ("00:00:00:00:00:00:00:0%d" % i for i in (1, 2, 3))
+# links come UP at once instead of after Kytos' 10 s link_up_timer
+CONF = "[daemon]\n\n[kytos/topology]\nlink_up_timer = 0\n"
 
 
 def keys_tree(o):
@@ -46,7 +48,8 @@ def topology(k):
 
 def ring_ready(k):
     js = topology(k)
-    return bool(js) and len(js["topology"]["switches"]) == 3 and len(js["topology"]["links"]) == 3
+    return (bool(js) and len(js["topology"]["switches"]) == 3 and len(js["topology"]["links"]) == 3
+            and all(l.get("status") == "UP" for l in js["topology"]["links"].values()))
 
 
 def stored_flows(k, dpid):
@@ -64,7 +67,7 @@ def path_links(e):
 
 
 def main():
-    k = Kytosd(napps=NAPPS)
+    k = Kytosd(napps=NAPPS, conf=CONF)
     cid = None
     try:
         t.ok(k.wait_for(lambda: ring_ready(k), 10), "simnet's 3-switch ring appears in topology", topology(k))
@@ -126,7 +129,7 @@ def main():
         rc = k.stop()
         t.ok(rc == 0, "clean exit", k.logtext())
 
-        k = Kytosd(napps=(), reuse=k)
+        k = Kytosd(napps=(), reuse=k, conf=CONF)
         t.ok(k.wait_for(lambda: ring_ready(k), 10), "after a restart the topology is back")
         md = k.request("GET", TOPO + "switches/%s/metadata" % S1)[2]
         t.ok(md and md.get("metadata", {}).get("site") == "lab", "metadata survived the restart", md)

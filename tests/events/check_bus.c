@@ -864,6 +864,36 @@ START_TEST(status_has_kytos_keys)
 }
 END_TEST
 
+START_TEST(napp_shutdown_event_after_bus_shutdown)
+{
+    /* Kytos' order: kytos/core.shutdown, pools stop, then each NApp unloads
+     * and gets kytos/core.shutdown.<u>/<n> (once); a rolled-back init gets none */
+    kh_bus *b = fake_bus(NULL);
+    struct fake_napp a, c;
+    struct rec ra, rc;
+
+    fake_napp_init(&a, "test/a");
+    fake_napp_init(&c, "test/c");
+    rec_init(&ra);
+    rec_init(&rc);
+    subscribe(b, &a, "kytos/core\\.shutdown.*", "dynamic_single", &ra);
+    subscribe(b, &c, "kytos/core\\.shutdown.*", NULL, &rc);
+    ck_assert_int_eq(kh_bus_start(b), 0);
+    kh_bus_shutdown(b, WAIT_MS);
+    ck_assert_int_eq(count(&ra), 1);
+    ck_assert_str_eq(ra.name[0], "kytos/core.shutdown");
+    ck_assert_int_eq(kh_bus_napp_unload(b, FAKE(&a), WAIT_MS), 0);
+    ck_assert_int_eq(count(&ra), 2);
+    ck_assert_str_eq(ra.name[1], "kytos/core.shutdown.test/a");
+    ck_assert_int_eq(kh_bus_napp_unload(b, FAKE(&a), WAIT_MS), 0);
+    ck_assert_int_eq(count(&ra), 2); /* exactly once */
+    ck_assert_int_eq(kh_bus_napp_forget(b, FAKE(&c), WAIT_MS), 0);
+    ck_assert_int_eq(count(&rc), 1); /* only kytos/core.shutdown */
+    ck_assert_int_eq(atomic_load(&a.refs), 0);
+    kh_bus_free(b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("eventbus");
@@ -889,6 +919,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shutdown_drains_then_refuses);
     tcase_add_test(tc, shutdown_deadline_drops_the_rest);
     tcase_add_test(tc, status_has_kytos_keys);
+    tcase_add_test(tc, napp_shutdown_event_after_bus_shutdown);
     suite_add_tcase(s, tc);
     return s;
 }

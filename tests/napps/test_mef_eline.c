@@ -419,6 +419,44 @@ START_TEST(intra_switch_evc)
 }
 END_TEST
 
+START_TEST(patch_uni_swaps_tags_and_redeploys)
+{
+    char id[15], other[15], path[256];
+    kytos_test_resp *r;
+    struct json_object *e, *tag;
+
+    create(EVPL("evpl-a", "1600"), id, NULL);
+    create(EVPL("evpl-b", "1700"), other, NULL);
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    /* a VLAN the other EVC holds: 400, nothing changes */
+    r = req("PATCH", path, "{\"uni_a\":{\"interface_id\":\"" S1 ":1\",\"tag\":{\"tag_type\":"
+                           "\"vlan\",\"value\":1700}}}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_ptr_nonnull(strstr(description(r), "not available"));
+    kytos_test_resp_free(r);
+    e = get_evc(id, &r);
+    ck_assert(json_object_object_get_ex(json_object_object_get(e, "uni_a"), "tag", &tag));
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(tag, "value")), 1600);
+    kytos_test_resp_free(r);
+    /* a free VLAN: taken, the old one freed, the EVC redeployed */
+    r = req("PATCH", path, "{\"uni_a\":{\"interface_id\":\"" S1 ":1\",\"tag\":{\"tag_type\":"
+                           "\"vlan\",\"value\":1650}}}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_get_boolean(json_object_object_get(kytos_test_resp_json(r), "redeployed")));
+    kytos_test_resp_free(r);
+    /* 1600 is free again on uni_a's interface (uni_z keeps its own) */
+    create("{\"name\":\"evpl-c\",\"dynamic_backup_path\":true,\"uni_a\":{\"interface_id\":\"" S1
+           ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":1600}},\"uni_z\":{\"interface_id\":\"" S3
+           ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":1601}}}",
+           other, NULL);
+    /* an unknown interface: 400 */
+    r = req("PATCH", path, "{\"uni_z\":{\"interface_id\":\"00:00:00:00:00:00:00:09:1\"}}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "Error creating UNI: Invalid value");
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
@@ -429,6 +467,7 @@ static Suite *suite(void)
     tcase_add_test(tc, duplicated_epl_uni_is_409_and_tags_conflict_400);
     tcase_add_test(tc, list_get_patch_delete);
     tcase_add_test(tc, metadata_endpoints);
+    tcase_add_test(tc, patch_uni_swaps_tags_and_redeploys);
     tcase_add_test(tc, deploy_installs_flows_through_flow_manager);
     tcase_add_test(tc, link_down_moves_the_evc_then_downs_it);
     tcase_add_test(tc, intra_switch_evc);

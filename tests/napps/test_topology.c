@@ -17,6 +17,7 @@
 
 #define TOPO_SO NAPP_DIR "/topology.so"
 #define SIMNET_SO NAPP_DIR "/simnet.so"
+#define SEED_SO SEED_DIR "/test_topology_seed.so"
 #define API "/api/kytos/topology/v3/"
 #define SIM "/api/kytos/simnet/v1/"
 
@@ -842,6 +843,85 @@ START_TEST(concurrent_readers_and_writers)
 }
 END_TEST
 
+/* ---- stored documents are input too ---- */
+
+static void seed(kytos_test_host *h, const char *coll, const char *id, const char *doc)
+{
+    char path[256];
+    kytos_test_resp *r;
+
+    snprintf(path, sizeof(path), "/api/kytos/topo_seed/v1/%s/%s", coll, id);
+    r = kytos_test_request(h, "PUT", path, doc);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(kytos_test_resp_status(r) == 201, "seed %s/%s: %s", coll, id,
+                  kytos_test_resp_body(r, &(size_t){0}));
+    kytos_test_resp_free(r);
+}
+
+START_TEST(hostile_store_documents)
+{
+    char dir[] = "/tmp/topo-seed-XXXXXX";
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .data_dir = dir};
+    struct json_object *c, *t;
+    kytos_test_host *h;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    h = kytos_test_host_new(&o);
+    ck_assert_int_eq(kytos_test_load(h, SEED_SO), 0);
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    seed(h, "switches", "good", "{\"id\":\"00:00:00:00:00:00:00:0a\",\"enabled\":true,\"metadata\":[1],"
+         "\"interfaces\":[{\"port_number\":1,\"name\":\"eth1\",\"enabled\":false,\"speed\":\"fast\"},"
+         "{\"port_number\":\"2\",\"name\":\"eth2\"},7,{\"port_number\":-4,\"name\":\"x\"},"
+         "{\"port_number\":3,\"name\":\"eth3\",\"speed\":100,\"mac\":5,\"metadata\":{\"k\":\"v\"}}]}");
+    seed(h, "switches", "noenabled", "{\"id\":\"00:00:00:00:00:00:00:0b\"}");
+    seed(h, "switches", "badid", "{\"id\":\"has space\",\"enabled\":true}");
+    seed(h, "switches", "noid", "{\"enabled\":true,\"interfaces\":{}}");
+    seed(h, "switches", "types", "{\"id\":\"00:00:00:00:00:00:00:0c\",\"enabled\":true,\"hardware\":[]}");
+    seed(h, "links", "l1", "{\"id\":\"l1\",\"enabled\":true,\"endpoints\":[{\"id\":\"00:00:00:00:00:00:00:0a:1\"},"
+         "{\"id\":\"00:00:00:00:00:00:00:0a:3\"}],\"metadata\":{\"last_status_change\":1,\"w\":2}}");
+    seed(h, "links", "l2", "{\"id\":\"l2\",\"enabled\":true,\"endpoints\":[{\"id\":\"nope:1\"},{\"id\":\"00:00:00:00:00:00:00:0a:1\"}]}");
+    seed(h, "links", "l3", "{\"id\":\"l3\",\"endpoints\":\"x\"}");
+    seed(h, "links", "l4", "{\"id\":\"l4\",\"enabled\":1,\"endpoints\":[{\"id\":\"00:00:00:00:00:00:00:0a:1\"},{\"id\":\"00:00:00:00:00:00:00:0a:3\"}]}");
+    kytos_test_host_free(h);
+
+    kytos_test_host_free(th);
+    th = host_with(CONF_FAST, dir, false);
+    c = kytos_test_published(th, "kytos/topology.topology_loaded", 0);
+    ck_assert_ptr_nonnull(c);
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_switches", NULL, NULL), "00:00:00:00:00:00:00:0b", NULL));
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_switches", NULL, NULL), "00:00:00:00:00:00:00:0c", NULL));
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_switches", NULL, NULL), "00:00:00:00:00:00:00:0a", NULL));
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_links", NULL, NULL), "l2", NULL));
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_links", NULL, NULL), "l3", NULL));
+    ck_assert(json_object_object_get_ex(path_get(c, "failed_links", NULL, NULL), "l4", NULL));
+    t = topology();
+    /* 0a without its bad interfaces, and "noid" named by its _id */
+    ck_assert_int_eq(json_object_object_length(path_get(t, "switches", NULL, NULL)), 2);
+    ck_assert(json_object_object_get_ex(path_get(t, "switches", NULL, NULL), "noid", NULL));
+    ck_assert_int_eq(json_object_object_length(path_get(t, "switches", "00:00:00:00:00:00:00:0a", "interfaces")), 2);
+    ck_assert_int_eq(json_object_object_length(path_get(t, "links", NULL, NULL)), 1);
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", "00:00:00:00:00:00:00:0a", "metadata")),
+                     "{ \"lat\": \"0.0\", \"lng\": \"-30.0\" }");
+    json_object_put(t);
+    {
+        kytos_test_resp *r = call("GET", API "links", NULL, 200);
+        size_t len = 0;
+        const char *body = kytos_test_resp_body(r, &len);
+        ck_assert_ptr_nonnull(strstr(body, "\"metadata\":{\"w\":2}"));
+        ck_assert_ptr_nonnull(strstr(body, "\"speed\":100,"));
+        ck_assert_ptr_nonnull(strstr(body, "\"mac\":null,"));
+        kytos_test_resp_free(r);
+    }
+    kytos_test_host_free(th);
+    th = NULL;
+    {
+        char cmd[64];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
@@ -870,6 +950,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_settings_refuse_the_napp);
     tcase_add_test(tc, event_dicts_match_get_bodies);
     tcase_add_test(tc, concurrent_readers_and_writers);
+    tcase_add_test(tc, hostile_store_documents);
     suite_add_tcase(s, tc);
     return s;
 }
