@@ -30,11 +30,11 @@ static int api_log_enabled(const kytos_napp *n, int level)
 static int api_call(kytos_napp *caller, const char *method, const char *path, const char *body,
                     size_t len, kytos_response **out)
 {
-    kh_host *h;
+    /* bodies of in-process calls are JSON, as kytos_call documents */
+    static const char *const json_ct[] = {"Content-Type: application/json", NULL};
     if (!caller)
         return KYTOS_EINVAL;
-    h = caller->host;
-    return kh_call(h, caller, method, path, body, len, NULL, 0, out);
+    return kh_call(caller->host, caller, method, path, body, len, body && len ? json_ct : NULL, 0, out);
 }
 
 static void fill(void)

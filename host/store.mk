@@ -56,3 +56,9 @@ noinst_PROGRAMS += bench/store_bench
 bench_store_bench_SOURCES = bench/store_bench.c
 bench_store_bench_CFLAGS = $(AM_CFLAGS)
 bench_store_bench_LDADD = host/libkh_store.la $(JSONC_LIBS)
+
+# Instruction counts of store writes under callgrind (see its header).
+noinst_PROGRAMS += tests/store/store_perf
+tests_store_store_perf_SOURCES = tests/store/store_perf.c
+tests_store_store_perf_CFLAGS = $(AM_CFLAGS)
+tests_store_store_perf_LDADD = host/libkh_store.la $(JSONC_LIBS)

@@ -383,8 +383,14 @@ static void lint_unused(struct lint *L)
         koa_buf_init(&want);
         koa_buf_adds(&want, "\n#/components/schemas");
         koa_ptr_append_token(&want, name, strlen(name));
-        /* a reference to the schema itself or into it */
-        if (!strstr(koa_buf_str(&refs), koa_buf_str(&want))) {
+        /* a reference to the schema itself ("...\n") or into it (".../") */
+        size_t wl = want.len;
+        bool used;
+        koa_buf_addc(&want, '\n');
+        used = strstr(koa_buf_str(&refs), koa_buf_str(&want)) != NULL;
+        want.p[wl] = '/';
+        used = used || strstr(koa_buf_str(&refs), koa_buf_str(&want)) != NULL;
+        if (!used) {
             char *p = join("/components/schemas", name);
             warn(L, s, p ? p : "/components/schemas", "component schema '%s' is "
                  "never referenced", name);

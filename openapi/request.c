@@ -565,9 +565,18 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
     struct issues iss = { NULL, 0, 0, false }, *is = &iss;
     json_object *params, *body;
 
+    struct kytos_openapi_request rq;
+
     if (!res)
         return 400;
     memset(res, 0, sizeof *res);
+    if (req) {
+        /* fields past the caller's struct_size are taken as 0 */
+        size_t n = req->struct_size < sizeof rq ? req->struct_size : sizeof rq;
+        memset(&rq, 0, sizeof rq);
+        memcpy(&rq, req, n);
+        req = &rq;
+    }
     if (!op || !req) {
         res->status = 400;
         res->error = error_body(400, INVALID_DATA, NULL);

@@ -194,16 +194,16 @@ static bool get_count(json_object *v, int64_t *out)
     return true;
 }
 
+/* Properties sort by length, then bytes: a lookup compares lengths (an
+ * integer) before it compares any bytes. */
 static int cmp_props(const void *a, const void *b, void *arg)
 {
     const struct koa_prop *p = arg;
     const struct koa_prop *x = &p[*(const uint32_t *)a];
     const struct koa_prop *y = &p[*(const uint32_t *)b];
-    size_t m = x->len < y->len ? x->len : y->len;
-    int r = memcmp(x->name, y->name, m);
-    if (r)
-        return r;
-    return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->name, y->name, x->len);
 }
 
 static int cmp_disc(const void *a, const void *b)
@@ -894,7 +894,31 @@ static bool compile_object(struct koa_compiler *c, struct koa_node *n,
     return !c->failed;
 }
 
-/* Compile with memo and $ref handling.  chain: 3.0 direct $ref chain. */
+/* Keywords that do not change what validates (3.1 annotations). */
+static const char *const annotations31[] = {
+    "$ref", "title", "description", "summary", "$comment", "examples", "example",
+    "deprecated", "default", "xml", "externalDocs", NULL
+};
+
+/* A schema that is only a reference: in 3.0 any object with $ref (its
+ * siblings are ignored); in 3.1 one whose siblings are annotations.  It
+ * then stands for its target: one node less on every validation. */
+static bool ref_only(const struct koa_compiler *c, json_object *s)
+{
+    if (!json_object_is_type(s, json_type_object) ||
+        !json_object_object_get_ex(s, "$ref", NULL))
+        return false;
+    if (c->dialect == KOA_OAS30)
+        return true;
+    json_object_object_foreach(s, k, v) {
+        (void)v;
+        if (strncmp(k, "x-", 2) && !in_list(annotations31, k))
+            return false;
+    }
+    return true;
+}
+
+/* Compile with memo and $ref handling. */
 static struct koa_node *compile_at(struct koa_compiler *c, json_object *schema,
                                    const char *pointer)
 {
@@ -933,9 +957,8 @@ static struct koa_node *compile_at(struct koa_compiler *c, json_object *schema,
         return NULL;
     }
 
-    if (c->dialect == KOA_OAS30 &&
-        json_object_object_get_ex(schema, "$ref", &refv)) {
-        /* OAS 3.0: a Reference Object; it stands for its target.  Walk
+    if (ref_only(c, schema)) {
+        /* A Reference Object; it stands for its target.  Walk
          * the direct chain (A -> B -> C) here, so a chain that returns to
          * itself is caught before anything is compiled. */
         json_object *chain[64], *cur = schema, *target = NULL;
@@ -966,9 +989,7 @@ static struct koa_node *compile_at(struct koa_compiler *c, json_object *schema,
                     return NULL;
                 }
             }
-            if (!json_object_is_type(target, json_type_object) ||
-                !json_object_object_get_ex(target, "$ref", NULL) ||
-                memo_get(c, target))
+            if (!ref_only(c, target) || memo_get(c, target))
                 break;
             if (depth == sizeof chain / sizeof chain[0]) {
                 koa_compiler_error(c, refv, pointer, "$ref chain longer than "

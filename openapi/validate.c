@@ -15,6 +15,10 @@
 
 #define REPR_LIMIT 2048 /* bytes of one repr() in a message */
 
+/* Keyword handlers stay out of line: inlined into v_node they give it a
+ * large stack frame that every node visit pays for. */
+#define COLD __attribute__((noinline))
+
 struct seg {
     const struct seg *up;
     const char *key; /* NULL: array index */
@@ -236,7 +240,7 @@ static bool multiple_ok(const struct koa_num *x, const struct koa_num *d)
     }
 }
 
-static bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
+static COLD bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
                       json_object *inst, const struct seg *s)
 {
     struct koa_num x;
@@ -313,7 +317,7 @@ static bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
 
 /* ---- sizes: "is too long" / "should be non-empty" ... ------------- */
 
-static bool kw_size(struct vctx *c, const struct koa_node *n, uint8_t kw,
+static COLD bool kw_size(struct vctx *c, const struct koa_node *n, uint8_t kw,
                     json_object *inst, const struct seg *s)
 {
     int64_t have, want;
@@ -364,7 +368,7 @@ static bool kw_size(struct vctx *c, const struct koa_node *n, uint8_t kw,
 
 /* ---- strings ------------------------------------------------------ */
 
-static bool kw_pattern(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_pattern(struct vctx *c, const struct koa_node *n,
                        json_object *inst, const struct seg *s)
 {
     int r;
@@ -391,7 +395,7 @@ static bool kw_pattern(struct vctx *c, const struct koa_node *n,
     return false;
 }
 
-static bool kw_format(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_format(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     struct koa_buf m;
@@ -412,6 +416,19 @@ static bool kw_format(struct vctx *c, const struct koa_node *n,
 static bool v_node(struct vctx *c, const struct koa_node *n, json_object *inst,
                    const struct seg *s);
 
+/* Descend into a child: a schema that is only a type check (most leaf
+ * properties) or empty is answered here, without a v_node call. */
+static inline bool visit(struct vctx *c, const struct koa_node *n,
+                         json_object *inst, const struct seg *s)
+{
+    if (n->nkws == 0)
+        return !c->stop;
+    if (n->nkws == 1 && n->kws[0] == KW_TYPE && inst != NULL &&
+        type_ok(n->types, inst, c->lim->dialect31))
+        return !c->stop;
+    return v_node(c, n, inst, s);
+}
+
 /* Validate in probe mode (no errors recorded). */
 static bool probe(struct vctx *c, const struct koa_node *n, json_object *inst,
                   const struct seg *s)
@@ -431,7 +448,7 @@ static bool is_false_node(const struct koa_node *n)
 
 /* ---- arrays ------------------------------------------------------- */
 
-static bool kw_items(struct vctx *c, const struct koa_node *n, json_object *inst,
+static COLD bool kw_items(struct vctx *c, const struct koa_node *n, json_object *inst,
                      const struct seg *s)
 {
     size_t i, len, start;
@@ -467,7 +484,7 @@ static bool kw_items(struct vctx *c, const struct koa_node *n, json_object *inst
     }
     for (i = start; i < len && !c->stop; i++) {
         struct seg cs = { s, NULL, i };
-        if (!v_node(c, n->items, json_object_array_get_idx(inst, i), &cs)) {
+        if (!visit(c, n->items, json_object_array_get_idx(inst, i), &cs)) {
             ok = false;
             if (!c->errs)
                 return false;
@@ -476,7 +493,7 @@ static bool kw_items(struct vctx *c, const struct koa_node *n, json_object *inst
     return ok;
 }
 
-static bool kw_prefix(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_prefix(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t i, len;
@@ -486,7 +503,7 @@ static bool kw_prefix(struct vctx *c, const struct koa_node *n,
     len = json_object_array_length(inst);
     for (i = 0; i < len && i < n->nprefix && !c->stop; i++) {
         struct seg cs = { s, NULL, i };
-        if (!v_node(c, n->prefix[i], json_object_array_get_idx(inst, i), &cs)) {
+        if (!visit(c, n->prefix[i], json_object_array_get_idx(inst, i), &cs)) {
             ok = false;
             if (!c->errs)
                 return false;
@@ -495,7 +512,7 @@ static bool kw_prefix(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_contains(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_contains(struct vctx *c, const struct koa_node *n,
                         json_object *inst, const struct seg *s)
 {
     size_t i, len, matches = 0;
@@ -549,7 +566,7 @@ static int cmp_hidx(const void *a, const void *b)
 
 /* O(n log n): sort by a hash that equal values share, then compare only
  * neighbours with the same hash. */
-static bool kw_unique(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_unique(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t len, i, j;
@@ -587,6 +604,8 @@ static bool kw_unique(struct vctx *c, const struct koa_node *n,
 
 /* ---- objects ------------------------------------------------------ */
 
+/* Binary search in the table sorted by (length, bytes); see
+ * schema_compile.c. */
 static const struct koa_prop *find_prop(const struct koa_node *n, const char *k,
                                         size_t klen)
 {
@@ -594,10 +613,11 @@ static const struct koa_prop *find_prop(const struct koa_node *n, const char *k,
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         const struct koa_prop *p = &n->props[n->props_sorted[mid]];
-        size_t m = p->len < klen ? p->len : klen;
-        int r = memcmp(p->name, k, m);
-        if (r == 0)
-            r = p->len < klen ? -1 : p->len > klen ? 1 : 0;
+        int r;
+        if (p->len != klen)
+            r = p->len < klen ? -1 : 1;
+        else
+            r = memcmp(p->name, k, klen);
         if (r == 0)
             return p;
         if (r < 0)
@@ -614,7 +634,7 @@ struct pmatch {
     json_object *val;
 };
 
-static bool kw_properties(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_properties(struct vctx *c, const struct koa_node *n,
                           json_object *inst, const struct seg *s)
 {
     size_t i, nkeys;
@@ -623,11 +643,12 @@ static bool kw_properties(struct vctx *c, const struct koa_node *n,
     if (!json_object_is_type(inst, json_type_object))
         return true;
     nkeys = (size_t)json_object_object_length(inst);
-    if (nkeys * 4 < n->nprops && nkeys <= 32) {
-        /* A sparse instance (a Match with one field of twenty): look its
-         * keys up in the sorted property table rather than every property
-         * up in the instance, then validate in schema order as jsonschema
-         * reports. */
+    if (nkeys <= 32) {
+        /* Look the instance's keys up in the sorted property table (a
+         * binary search on bytes) rather than every property up in the
+         * instance (a json-c hash lookup each, mostly misses: a Match
+         * has one field of twenty), then validate in schema order, the
+         * order jsonschema reports in. */
         struct pmatch m[32];
         size_t nm = 0, j;
         json_object_object_foreach(inst, k, v) {
@@ -643,7 +664,7 @@ static bool kw_properties(struct vctx *c, const struct koa_node *n,
         }
         for (i = 0; i < nm && !c->stop; i++) {
             struct seg cs = { s, n->props[m[i].idx].name, 0 };
-            if (!v_node(c, n->props[m[i].idx].node, m[i].val, &cs)) {
+            if (!visit(c, n->props[m[i].idx].node, m[i].val, &cs)) {
                 ok = false;
                 if (!c->errs)
                     return false;
@@ -657,7 +678,7 @@ static bool kw_properties(struct vctx *c, const struct koa_node *n,
             continue;
         {
             struct seg cs = { s, n->props[i].name, 0 };
-            if (!v_node(c, n->props[i].node, v, &cs)) {
+            if (!visit(c, n->props[i].node, v, &cs)) {
                 ok = false;
                 if (!c->errs)
                     return false;
@@ -675,7 +696,7 @@ static int key_matches(const struct vctx *c, const struct koa_regex *re,
                             c->lim->regex_depth_limit);
 }
 
-static bool kw_pattern_props(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_pattern_props(struct vctx *c, const struct koa_node *n,
                              json_object *inst, const struct seg *s)
 {
     size_t i;
@@ -701,7 +722,7 @@ static bool kw_pattern_props(struct vctx *c, const struct koa_node *n,
                 ok = false;
                 continue;
             }
-            if (r == 1 && !v_node(c, n->pprops[i].node, v, &cs)) {
+            if (r == 1 && !visit(c, n->pprops[i].node, v, &cs)) {
                 ok = false;
                 if (!c->errs)
                     return false;
@@ -728,7 +749,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool kw_additional(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_additional(struct vctx *c, const struct koa_node *n,
                           json_object *inst, const struct seg *s)
 {
     bool ok = true;
@@ -743,7 +764,7 @@ static bool kw_additional(struct vctx *c, const struct koa_node *n,
                 continue;
             {
                 struct seg cs = { s, k, 0 };
-                if (!v_node(c, n->additional, v, &cs)) {
+                if (!visit(c, n->additional, v, &cs)) {
                     ok = false;
                     if (!c->errs)
                         return false;
@@ -821,7 +842,7 @@ static bool kw_additional(struct vctx *c, const struct koa_node *n,
     }
 }
 
-static bool kw_required(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_required(struct vctx *c, const struct koa_node *n,
                         json_object *inst, const struct seg *s)
 {
     size_t i;
@@ -851,7 +872,7 @@ static bool kw_required(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_property_names(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_property_names(struct vctx *c, const struct koa_node *n,
                               json_object *inst, const struct seg *s)
 {
     bool ok = true;
@@ -879,7 +900,7 @@ static bool kw_property_names(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_dep_required(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_dep_required(struct vctx *c, const struct koa_node *n,
                             json_object *inst, const struct seg *s)
 {
     size_t i, j;
@@ -907,7 +928,7 @@ static bool kw_dep_required(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_dep_schemas(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_dep_schemas(struct vctx *c, const struct koa_node *n,
                            json_object *inst, const struct seg *s)
 {
     size_t i;
@@ -958,7 +979,7 @@ static bool truthy(json_object *v)
 /* OAS discriminator inside anyOf/oneOf/allOf: validate only against the
  * schema the discriminating property names (openapi-schema-validator's
  * handle_discriminator). */
-static bool discriminate(struct vctx *c, const struct koa_node *n,
+static COLD bool discriminate(struct vctx *c, const struct koa_node *n,
                          json_object *inst, const struct seg *s)
 {
     const struct koa_disc *d = n->disc;
@@ -1019,7 +1040,7 @@ static bool discriminate(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_all_of(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_all_of(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t i;
@@ -1036,7 +1057,7 @@ static bool kw_all_of(struct vctx *c, const struct koa_node *n,
     return ok;
 }
 
-static bool kw_any_of(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_any_of(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t i;
@@ -1049,7 +1070,7 @@ static bool kw_any_of(struct vctx *c, const struct koa_node *n,
     return false;
 }
 
-static bool kw_one_of(struct vctx *c, const struct koa_node *n,
+static COLD bool kw_one_of(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t i, nvalid = 0, valid[16];
@@ -1085,7 +1106,7 @@ static bool kw_one_of(struct vctx *c, const struct koa_node *n,
     return false;
 }
 
-static bool kw_not(struct vctx *c, const struct koa_node *n, json_object *inst,
+static COLD bool kw_not(struct vctx *c, const struct koa_node *n, json_object *inst,
                    const struct seg *s)
 {
     struct koa_buf m;
@@ -1101,7 +1122,7 @@ static bool kw_not(struct vctx *c, const struct koa_node *n, json_object *inst,
     return false;
 }
 
-static bool kw_if(struct vctx *c, const struct koa_node *n, json_object *inst,
+static COLD bool kw_if(struct vctx *c, const struct koa_node *n, json_object *inst,
                   const struct seg *s)
 {
     if (probe(c, n->if_, inst, s))
@@ -1109,7 +1130,7 @@ static bool kw_if(struct vctx *c, const struct koa_node *n, json_object *inst,
     return n->else_ ? v_node(c, n->else_, inst, s) : true;
 }
 
-static bool kw_enum(struct vctx *c, const struct koa_node *n, json_object *inst,
+static COLD bool kw_enum(struct vctx *c, const struct koa_node *n, json_object *inst,
                     const struct seg *s)
 {
     size_t i, len = json_object_array_length(n->enum_values);

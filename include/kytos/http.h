@@ -44,7 +44,9 @@ static inline const char *kytos_req_query(const kytos_req *r, const char *name)
 {
     return kytos__api->req_query(r, name);
 }
-/* All values of a repeated query parameter; returns how many there are. */
+/* All values of a repeated query parameter; returns how many there are.
+ * With name NULL: every parameter's name, in order (for prefix filters such
+ * as mef_eline's metadata.*). */
 static inline size_t kytos_req_query_all(const kytos_req *r, const char *name,
                                          const char **out, size_t max)
 {
@@ -111,8 +113,9 @@ static inline int kytos_resp_header(kytos_req *r, const char *name, const char *
 static inline int kytos_req_finish(kytos_req *r) { return kytos__api->req_finish(r); }
 
 /* In-process request to any route (full path, query allowed), through the
- * same router and OpenAPI checks, no socket.  Runs inline on the calling
- * thread, so it cannot deadlock on a busy pool.  *out belongs to the caller
+ * same router and OpenAPI checks, no socket.  A body is sent as
+ * application/json.  Runs inline on the calling thread, so it cannot
+ * deadlock on a busy pool.  *out belongs to the caller
  * (kytos_response_free).  Returns KYTOS_OK when a response was produced,
  * whatever its status. */
 static inline int kytos_call(kytos_napp *caller, const char *method, const char *path,

@@ -163,6 +163,8 @@ const char *kytos_openapi_op_id(const kytos_openapi_op *op); /* or NULL */
 /* Request validation                                                  */
 /* ------------------------------------------------------------------ */
 
+/* One request.  Set struct_size = sizeof(struct kytos_openapi_request);
+ * fields past it are taken as 0.  All pointers are borrowed. */
 struct kytos_openapi_request {
     size_t struct_size;
     const char *method;        /* for messages; may be NULL */
@@ -186,13 +188,27 @@ struct kytos_openapi_request {
 struct kytos_openapi_result {
     int status;           /* 0 = the request reaches the handler;
                              400, 413 or 415 otherwise */
-    json_object *body;    /* status 0: the parsed body (NULL if none) */
-    json_object *params;  /* status 0: {name: typed value} for the path,
-                             query and header parameters present */
-    json_object *error;   /* status != 0: {"description", "code", "errors"} */
+    json_object *body;    /* status 0: the body, strictly parsed when it is
+                             JSON (a string for a text media type the spec
+                             declares); NULL when empty or the JSON "null" */
+    json_object *params;  /* status 0: an object {name: typed value} of the
+                             path, query and header parameters present or
+                             defaulted (a path name wins over a query name) */
+    json_object *error;   /* status != 0: {"description", "code", "errors"};
+                             errors: [{"in", "name"?, "pointer", "message"}] */
 };
 
-/* Validate one request.  Fills *res (all owned by the caller; release with
+/* Validate one request, in Kytos' order: body size (413), Content-Type of
+ * a non-empty body (415, "Expected Content-Type: application/json, got:
+ * ..."), path/query/header parameters (required, cast to the declared
+ * type, schema), then the body (required, media type, strict JSON,
+ * schema; readOnly properties refused).  The description is the one Kytos
+ * gives for the first problem ("Missing required request body", "The
+ * request body contains invalid API data., <message> for field <a/b>.",
+ * ...); "errors" lists every problem.  An operation without requestBody
+ * still gets a non-empty JSON body strictly parsed.  Cookie parameters are
+ * not checked (the request carries no cookies).
+ * Fills *res (all owned by the caller; release with
  * kytos_openapi_result_clear) and returns res->status. */
 int kytos_openapi_validate(const kytos_openapi_op *op,
                            const struct kytos_openapi_request *req,

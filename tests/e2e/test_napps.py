@@ -87,6 +87,13 @@ def main():
         t.ok(st == 201 and sw["enabled"] is False, "switch disable", (st, body, sw.get("enabled")))
         st, _, _, _ = k.request("POST", TOPO + "switches/%s/enable" % S2)
         t.ok(st == 201 and topology(k)["topology"]["switches"][S2]["enabled"] is True, "switch enable")
+        # as in Kytos, disabling a switch disabled its interfaces and links: enable them again
+        st, _, _, _ = k.request("POST", TOPO + "interfaces/switch/%s/enable" % S2)
+        for lid, l in topology(k)["topology"]["links"].items():
+            if not l["enabled"]:
+                k.request("POST", TOPO + "links/%s/enable" % lid)
+        t.ok(st == 200 and k.wait_for(lambda: ring_ready(k), 5), "interfaces and links enabled again",
+             topology(k)["topology"]["links"])
         st, _, _, _ = k.request("POST", TOPO + "switches/%s/metadata" % S1, body={"site": "lab"})
         st2, _, md, _ = k.request("GET", TOPO + "switches/%s/metadata" % S1)
         t.ok(st == 201 and st2 == 200 and md.get("metadata", {}).get("site") == "lab", "switch metadata", md)
@@ -130,7 +137,8 @@ def main():
         t.ok(rc == 0, "clean exit", k.logtext())
 
         k = Kytosd(napps=(), reuse=k, conf=CONF)
-        t.ok(k.wait_for(lambda: ring_ready(k), 10), "after a restart the topology is back")
+        t.ok(k.wait_for(lambda: ring_ready(k), 10), "after a restart the topology is back",
+             (topology(k), k.logtext()))
         md = k.request("GET", TOPO + "switches/%s/metadata" % S1)[2]
         t.ok(md and md.get("metadata", {}).get("site") == "lab", "metadata survived the restart", md)
         t.ok(k.wait_for(lambda: evc(k, cid) is not None, 5), "the EVC survived the restart", evc(k, cid))

@@ -50,6 +50,8 @@ static struct finding expected[] = {
     { "mef_eline", "/paths/~1v2~1evc~1/get/responses/200/content/application~1json/schema",
       "'items' has no effect on a schema of type 'object'",
       "the list response is declared type: object with items (a dict of circuits was meant)", 0 },
+    { "mef_eline", "/components/schemas/Path", "component schema 'Path' is never referenced",
+      "dead definition: no operation or schema uses it", 0 },
     { "of_lldp", "/servers/0", "server url 'http://localhost:8181/api/kytos/of_lldp' names a host",
       "absolute server url: only its path /api/kytos/of_lldp is used", 0 },
     { "of_lldp", "/components/schemas/LivenessInterfacesPair/properties/interface_a",
