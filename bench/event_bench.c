@@ -95,6 +95,21 @@ static void subscribe(kh_bus *b, struct fake_napp *n, kytos_event_handler fn, st
 
 static const struct kytos_pub_opts blocking = {sizeof(struct kytos_pub_opts), 0, "app", -1};
 
+/* Threads the app pool started (they start on demand). */
+static long app_threads(kh_bus *b)
+{
+    struct json_object *st = kh_bus_status(b), *p, *v;
+    long n = -1;
+
+    if (json_object_object_get_ex(st, "pools", &p) && json_object_object_get_ex(p, "app", &p) &&
+        json_object_object_get_ex(p, "threads", &v))
+        n = (long)json_object_get_int64(v);
+    json_object_put(st);
+    return n;
+}
+
+static long threads_used;
+
 static double throughput(const char *pools, int nsubs, long n)
 {
     kh_bus *b = make_bus(pools);
@@ -124,6 +139,7 @@ static double throughput(const char *pools, int nsubs, long n)
             abort();
     sink_wait(&s);
     t1 = kh_mono_us();
+    threads_used = app_threads(b);
     kh_bus_shutdown(b, 10000);
     kh_bus_free(b);
     json_object_put(c);
@@ -207,10 +223,11 @@ int main(int argc, char **argv)
     }
     printf("event_bench: pools %s\n", pools);
     r1 = throughput(pools, 1, n);
-    printf("event_bench: 1 subscriber: %.0f events/s publish->handler (%ld events)\n", r1, n);
+    printf("event_bench: 1 subscriber: %.0f events/s publish->handler (%ld events, %ld app "
+           "threads started)\n", r1, n, threads_used);
     r4 = throughput(pools, 4, n);
     printf("event_bench: 4 subscribers: %.0f events/s publish->handler, %.0f deliveries/s "
-           "(%ld events)\n", r4, r4 * 4, n);
+           "(%ld events, %ld app threads started)\n", r4, r4 * 4, n, threads_used);
     latency(pools, rate, secs);
     return 0;
 }

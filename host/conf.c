@@ -45,8 +45,8 @@ static const struct {
     {"authenticate_urls", "[]"},
     {"thread_pool_max_workers", "{\"sb\": 256, \"db\": 256, \"app\": 512, \"api\": 512}"},
     {"event_buffer_conf", "{}"},
-    {"thread_pool_queue_monitors", "[]"},
-    {"event_buffer_monitors", "[]"},
+    {"thread_pool_queue_monitors", "[{\"min_hits\": 5, \"delta_secs\": 5, \"min_queue_full_percent\": 90, \"log_at_most_n\": 0, \"queues\": [\"sb\", \"app\", \"db\"]}]"},
+    {"event_buffer_monitors", "[{\"min_hits\": 5, \"delta_secs\": 5, \"min_queue_full_percent\": 90, \"log_at_most_n\": 0, \"buffers\": [\"msg_in\", \"msg_out\", \"raw\", \"app\"]}]"},
     {"database", "\"\""},
     {"apm", "\"\""},
     /* kytos-c additions: every limit explicit */

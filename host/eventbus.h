@@ -9,10 +9,11 @@
  *
  * Flow: publish copies the content once and puts the event in a buffer (one
  * consumer thread per buffer).  The consumer looks up the subscribers of
- * the name (cached per name), gives each its own copy of the content (the
- * last one gets the publish copy) and submits one job per subscriber to its
- * pool.  A pool full of work blocks the consumer (backpressure reaches the
- * buffer, then the publisher); nothing is dropped without a counter.
+ * the name (cached per name) and submits one job per subscriber to its
+ * pool; each job gets its own copy of the content (a lone subscriber takes
+ * the publish copy, several copy it on their worker threads).  A pool full
+ * of work blocks the consumer (backpressure reaches the buffer, then the
+ * publisher); nothing is dropped without a counter.
  *
  * Deadlock note: a handler that publishes with timeout_ms = -1 into a full
  * buffer whose consumer waits for that handler's pool can wait forever;

@@ -213,10 +213,12 @@ void kh_host_stop(kh_host *h)
 {
     if (atomic_exchange(&h->stopping, 1))
         return;
-    kh_napps_unload_all(h);
-    /* a bus that never started has nobody to drain its queues: do not wait */
+    /* Kytos' order: every NApp gets kytos/core.shutdown and the pools drain,
+     * then the NApps stop in reverse load order.  A bus that never started
+     * has nobody to drain its queues: do not wait for it. */
     if (h->bus)
         kh_bus_shutdown(h->bus, atomic_load(&h->running) ? h->shutdown_timeout_ms : 0);
+    kh_napps_unload_all(h);
     atomic_store(&h->running, 0);
 }
 

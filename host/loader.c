@@ -434,7 +434,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         /* undo what init registered: subscriptions and timers */
         atomic_store(&n->state, KH_NAPP_UNLOADING);
         if (h->bus)
-            kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
+            kh_bus_napp_forget(h->bus, n, h->shutdown_timeout_ms);
         kh_napp_unref(n);
         return rc;
     }
@@ -468,7 +468,6 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
 static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char *why)
 {
     struct timespec dl;
-    char evname[200];
 
     atomic_store(&n->state, KH_NAPP_UNLOADING);
     kh_router_remove_owner(h->router, n);
@@ -481,7 +480,14 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
             *pp = n->next;
         n->next = NULL;
     }
-    /* wait for requests in flight (they hold references) */
+    pthread_mutex_unlock(&h->reg_mu);
+    /* events first: queued event jobs hold references until they are
+     * skipped; this also delivers kytos/core.shutdown.<u>/<n> to the NApp's
+     * own handlers, exactly once */
+    if (h->bus)
+        kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
+    /* then requests in flight (they hold references) */
+    pthread_mutex_lock(&h->reg_mu);
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += h->shutdown_timeout_ms / 1000;
     while (atomic_load(&n->refs) > 1) {
@@ -492,11 +498,6 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
         }
     }
     pthread_mutex_unlock(&h->reg_mu);
-    if (h->bus) {
-        kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
-        snprintf(evname, sizeof evname, "kytos/core.shutdown.%s", n->id);
-        kh_bus_publish(h->bus, evname, NULL, NULL);
-    }
     if (n->desc->stop)
         n->desc->stop(n);
     if (state)
@@ -508,7 +509,6 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
 
 static void start_napp(kh_host *h, kytos_napp *n)
 {
-    char evname[200];
     if (n->started)
         return;
     n->started = 1;
@@ -517,11 +517,8 @@ static void start_napp(kh_host *h, kytos_napp *n)
         if (rc != KYTOS_OK)
             kh_log(LOGGER, KH_ERROR, "%s: start failed: %s", n->id, kh_strerror(rc));
     }
-    if (h->bus) {
-        snprintf(evname, sizeof evname, "kytos/core.%s.loaded", n->id);
-        kh_bus_publish(h->bus, evname, NULL, &(struct kytos_pub_opts){
-            .struct_size = sizeof(struct kytos_pub_opts), .buffer = "meta", .timeout_ms = 1000});
-    }
+    if (h->bus)
+        kh_bus_napp_loaded(h->bus, n);
 }
 
 void kh_napps_start_all(kh_host *h)

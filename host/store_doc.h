@@ -58,11 +58,39 @@ struct kh_num {
 int kh_num_get(struct json_object *v, struct kh_num *n);
 int kh_num_cmp(const struct kh_num *a, const struct kh_num *b);
 
+/* ---- a growable byte buffer ----
+ * Starts on caller storage (often the stack), so that a small document
+ * needs no malloc; moves to the heap past that.  p is NUL terminated. */
+struct kh_buf {
+    char *p;
+    size_t n, cap;
+    int heap;                 /* p is malloc'd */
+    int oom;                  /* a reserve failed (sticky) */
+};
+#define KH_BUF_ON(storage) {(storage), 0, sizeof(storage), 0, 0}
+/* Room for more bytes and a NUL; 0 or KYTOS_ENOMEM (and oom set). */
+int kh_buf_reserve(struct kh_buf *b, size_t more);
+int kh_buf_add(struct kh_buf *b, const void *data, size_t len);
+void kh_buf_free(struct kh_buf *b);
+
 /* ---- documents ---- */
+/* Append v's JSON text to b, checking it as kh_value_check does (v at
+ * nesting depth; strings and field names valid UTF-8; finite numbers).
+ * The text is byte for byte json-c's (JSON_C_TO_STRING_PLAIN |
+ * JSON_C_TO_STRING_NOSLASHESCAPE; json-c itself writes doubles), so stored
+ * text never depends on which path wrote it: unique indexes compare it. */
+int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+                  struct kytos_error *err);
+/* Append s (len bytes) as a JSON string; KYTOS_EINVAL if not UTF-8. */
+int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
+                      struct kytos_error *err);
 /* Check doc for storage (an object; depth <= KH_STORE_MAX_DEPTH; finite
- * numbers; "_id", if present, a string equal to id) and serialize it with
- * "_id": id first.  *text is malloc'd.  doc is only read (json-c caches the
- * text in it, as json_object_to_json_string does). */
+ * numbers; "_id", if present, a string equal to id) and append its text
+ * to b, with "_id": id first when doc has none.  doc is only read (json-c
+ * caches the text of doubles in them, as json_object_to_json_string does). */
+int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id,
+                 struct kytos_error *err);
+/* The same, into a malloc'd *text. */
 int kh_doc_encode(struct json_object *doc, const char *id, char **text, size_t *len,
                   struct kytos_error *err);
 /* Serialized text (compact, '/' not escaped), valid until o changes or is
@@ -80,6 +108,49 @@ int kh_update_check(struct json_object *update, struct kytos_error *err);
  * created by an upsert ($setOnInsert applies). */
 int kh_update_apply(struct json_object *doc, struct json_object *update, int inserting,
                     struct kytos_error *err);
+
+/* ---- updates applied to the stored text (the embedded store's fast path) ----
+ * A checked update, split into fields with their JSON text, so that SQLite
+ * can apply it with json_set()/json_remove() without the stored document
+ * being parsed into json-c objects and written again. */
+#define KH_PLAN_MAX_FIELDS 16
+struct kh_plan_field {
+    int kind;                 /* 1 $set, 2 $unset, 3 $setOnInsert */
+    const char *key;          /* the dotted path, borrowed from the update */
+    int nseg;
+    struct json_object *val;  /* borrowed */
+    size_t val_off, val_len;  /* $set, $setOnInsert: the value's text in the buffer */
+    size_t path_off, path_len; /* SQLite's JSON path $."a"."b" in the buffer */
+};
+struct kh_plan {
+    int n, nset, nunset, nins;
+    /* SQLite's json_set/json_remove mean what $set/$unset mean on this
+     * update's paths, given that every proper prefix of a path is an object
+     * or missing in the stored document (the caller checks that in SQL):
+     * no '\\' in a path (SQLite compares labels unescaped), paths valid UTF-8. */
+    int sql_ok;
+    int flat;                 /* every $set and $setOnInsert path is one field */
+    size_t grow;              /* at most this many bytes added by the $set fields */
+    struct kh_plan_field f[KH_PLAN_MAX_FIELDS];
+};
+/* Plan a checked update (kh_update_check passed), its texts appended to b.
+ * Returns 0, 1 if the update has more than KH_PLAN_MAX_FIELDS fields (no
+ * plan), or an error (values are checked again as they are written). */
+int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b,
+                 struct kytos_error *err);
+/* 1 if a $set (with inserting, also $setOnInsert) value puts an array on
+ * the path key (which every proper prefix of a planned path being an object
+ * or missing cannot do otherwise). */
+int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int inserting);
+/* A new document {"_id": id, <the $set and $setOnInsert fields>} for an
+ * upsert of a flat plan, appended to b (as kh_update_apply on {"_id": id}
+ * would make it). */
+int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
+                    struct kytos_error *err);
+/* 1 if s (len bytes) is valid UTF-8. */
+int kh_utf8_valid(const char *s, size_t len);
+/* kh_path_has_array() for the part of p from segment k on, starting at v. */
+int kh_path_has_array_from(struct json_object *v, const struct kh_path *p, int k);
 
 /* ---- projections ---- */
 struct kh_proj;

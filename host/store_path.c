@@ -137,3 +137,8 @@ int kh_path_has_array(struct json_object *doc, const struct kh_path *p)
 {
     return has_array(doc, p, 0);
 }
+
+int kh_path_has_array_from(struct json_object *v, const struct kh_path *p, int k)
+{
+    return has_array(v, p, k);
+}

@@ -49,6 +49,7 @@
 
 struct sq_stmt {
     char *sql;
+    uint64_t hash;                /* of sql: most lookups compare only this */
     sqlite3_stmt *st;
     uint64_t used;
 };
@@ -80,6 +81,7 @@ struct sq_store {
     int sync_full;
     pthread_mutex_t wmu;          /* the writer connection */
     struct sq_conn writer;
+    struct kh_buf wbuf;           /* the writer's scratch text (wmu held) */
     pthread_mutex_t rmu;          /* the reader pool */
     pthread_cond_t rcv;
     struct sq_conn *readers;
@@ -218,17 +220,27 @@ static void conn_close(struct sq_conn *c)
     c->db = NULL;
 }
 
+static uint64_t sql_hash(const char *sql)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+    for (; *sql; sql++)
+        h = (h ^ (unsigned char)*sql) * 1099511628211ull;
+    return h;
+}
+
 /* A cached prepared statement for sql; give it back with sq_done(). */
 static int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struct kytos_error *err)
 {
     struct sq_stmt *victim = &c->cache[0];
+    uint64_t h = sql_hash(sql);
     sqlite3_stmt *st;
     char *copy;
     int rc;
 
     for (int k = 0; k < SQ_CACHE; k++) {
         struct sq_stmt *e = &c->cache[k];
-        if (e->sql && !strcmp(e->sql, sql)) {
+        if (e->sql && e->hash == h && !strcmp(e->sql, sql)) {
             e->used = ++c->tick;
             *out = e->st;
             return 0;
@@ -247,6 +259,7 @@ static int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struc
         sqlite3_finalize(victim->st);
     free(victim->sql);
     victim->sql = copy;
+    victim->hash = h;
     victim->st = st;
     victim->used = ++c->tick;
     *out = st;
@@ -625,6 +638,7 @@ static void sq_close(struct kh_store_backend *b)
         conn_close(&s->readers[k]);
     free(s->readers);
     conn_close(&s->writer);
+    kh_buf_free(&s->wbuf);
     for (int k = 0; k < s->ncolls; k++)
         coll_free(s->colls[k]);
     free(s->colls);
@@ -793,14 +807,171 @@ static int load_doc(struct sq_store *s, struct sq_conn *c, const char *coll, con
     return rc;
 }
 
+/* 1 if the plan puts an array on the path of an index not multikey yet:
+ * the general path then flips it (note_multikey()). */
+static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_plan *pl, int inserting)
+{
+    struct sq_coll *c;
+    int r = 0;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = coll_find(s, coll)) != NULL)
+        for (int k = 0; k < c->nix && !r; k++)
+            for (int j = 0; j < c->ix[k].nkeys && !c->ix[k].multikey && !r; j++)
+                r = kh_plan_has_array(pl, &c->ix[k].keys[j], inserting);
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+static void sql_add(struct kh_buf *b, const char *text)
+{
+    kh_buf_add(b, text, strlen(text));
+}
+
+/* "?n" */
+static void sql_param(struct kh_buf *b, int n)
+{
+    char t[16], *q = t + sizeof(t);
+
+    do {
+        *--q = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    *--q = '?';
+    kh_buf_add(b, q, (size_t)(t + sizeof(t) - q));
+}
+
+#define SQ_MAX_GUARDS 32
+
+/* Patch the stored text in SQL: json_set()/json_remove(), so the document
+ * is neither parsed into json-c objects nor written again by us.  Applies
+ * only where the result is what kh_update_apply() would make: the stored
+ * document must be an object in which every proper prefix of each path is
+ * an object or missing (checked in the WHERE clause), and the result must
+ * fit KH_STORE_MAX_DOC (checked against an upper bound).  With upsert and
+ * flat fields, one INSERT .. ON CONFLICT DO UPDATE also creates the
+ * document.  Returns 0 when done, 1 when the general path must do it (no
+ * such document, a check failed, an index turns multikey), or an error. */
+static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+                       unsigned flags, struct kytos_error *err)
+{
+    struct kh_plan pl;
+    struct kh_buf *b = &s->wbuf;
+    char sqlmem[1024];
+    struct kh_buf sql = KH_BUF_ON(sqlmem);
+    int upsert = (flags & KYTOS_STORE_UPSERT) != 0, np = 3, nguard = 0, rc;
+    size_t doc_off = 0, doc_len = 0;
+    sqlite3_stmt *st;
+
+    b->n = 0;
+    if ((rc = kh_plan_make(&pl, update, b, err)) != 0)
+        return rc < 0 ? rc : 1;
+    if (!pl.sql_ok || pl.grow >= KH_STORE_MAX_DOC || plan_multikey(s, coll, &pl, upsert))
+        return 1;
+    for (int k = 0; k < pl.n; k++)
+        if (pl.f[k].kind != 3)
+            nguard += pl.f[k].nseg - 1;
+    if (nguard > SQ_MAX_GUARDS)
+        return 1;
+    if (upsert && pl.flat) {
+        doc_off = b->n;
+        if ((rc = kh_plan_new_doc(&pl, id, b, err)) < 0)
+            return rc;
+        doc_len = b->n - doc_off;
+        if (doc_len > KH_STORE_MAX_DOC)
+            return 1; /* the general path reports it */
+    } else {
+        upsert = 0;   /* UPDATE; a missing document goes the general path */
+    }
+    if (upsert) {
+        sql_add(&sql, "INSERT INTO \"c:");
+        sql_add(&sql, coll);
+        sql_add(&sql, "\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=");
+    } else {
+        sql_add(&sql, "UPDATE \"c:");
+        sql_add(&sql, coll);
+        sql_add(&sql, "\" SET doc=");
+    }
+    if (pl.nunset)
+        sql_add(&sql, "json_remove(");
+    sql_add(&sql, pl.nset ? "json_set(doc" : "doc");
+    for (int k = 0; k < pl.n; k++) {
+        if (pl.f[k].kind != 1)
+            continue;
+        sql_add(&sql, ",");
+        sql_param(&sql, np++);
+        sql_add(&sql, ",json(");
+        sql_param(&sql, np++);
+        sql_add(&sql, ")");
+    }
+    if (pl.nset)
+        sql_add(&sql, ")");
+    for (int k = 0; k < pl.n; k++) {
+        if (pl.f[k].kind != 2)
+            continue;
+        sql_add(&sql, ",");
+        sql_param(&sql, np++);
+    }
+    if (pl.nunset)
+        sql_add(&sql, ")");
+    /* a stored document that is not an object, or malformed JSON (an error
+     * from json_type()), is reported by the general path, as before */
+    sql_add(&sql, upsert ? " WHERE " : " WHERE id=?1 AND ");
+    sql_add(&sql, "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
+    sql_param(&sql, np++);
+    for (int k = 0; k < nguard; k++) {
+        sql_add(&sql, " AND ifnull(json_type(doc,");
+        sql_param(&sql, np++);
+        sql_add(&sql, "),'object')='object'");
+    }
+    if (sql.oom) {
+        kh_buf_free(&sql);
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    }
+    rc = sq_prep(&s->writer, sql.p, &st, err);
+    kh_buf_free(&sql);
+    if (rc < 0)
+        return rc;
+    np = 3;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    if (upsert)
+        sqlite3_bind_text(st, 2, b->p + doc_off, (int)doc_len, SQLITE_STATIC);
+    for (int k = 0; k < pl.n; k++) {
+        if (pl.f[k].kind != 1)
+            continue;
+        sqlite3_bind_text(st, np++, b->p + pl.f[k].path_off, (int)pl.f[k].path_len, SQLITE_STATIC);
+        sqlite3_bind_text(st, np++, b->p + pl.f[k].val_off, (int)pl.f[k].val_len, SQLITE_STATIC);
+    }
+    for (int k = 0; k < pl.n; k++)
+        if (pl.f[k].kind == 2)
+            sqlite3_bind_text(st, np++, b->p + pl.f[k].path_off, (int)pl.f[k].path_len, SQLITE_STATIC);
+    sqlite3_bind_int64(st, np++, (sqlite3_int64)(KH_STORE_MAX_DOC - pl.grow));
+    for (int k = 0; k < pl.n; k++) {
+        const char *path = b->p + pl.f[k].path_off;
+        if (pl.f[k].kind == 3)
+            continue;
+        /* each proper prefix: $."a" of $."a"."b" (cut after a closing quote) */
+        for (size_t i = 3; i + 2 < pl.f[k].path_len; i++)
+            if (path[i] == '"' && path[i + 1] == '.' && path[i + 2] == '"')
+                sqlite3_bind_text(st, np++, path, (int)i + 1, SQLITE_STATIC);
+    }
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    return sqlite3_changes(s->writer.db) > 0 ? 0 : 1;
+}
+
 static int w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
                    unsigned flags, struct json_object **out, struct kytos_error *err)
 {
     struct json_object *doc;
-    const char *text;
-    size_t len;
+    struct kh_buf *b = &s->wbuf;
     int rc, inserting = 0;
 
+    /* out wants the document as json-c objects: then parsing it is no waste */
+    if (!out && (rc = w_patch_sql(s, coll, id, update, flags, err)) <= 0)
+        return rc;
     if ((rc = load_doc(s, &s->writer, coll, id, &doc, err)) < 0)
         return rc;
     if (!doc) {
@@ -813,17 +984,25 @@ static int w_patch(struct sq_store *s, const char *coll, const char *id, struct 
         }
         inserting = 1;
     }
+    b->n = 0;
     if ((rc = kh_update_apply(doc, update, inserting, err)) < 0 ||
-        (rc = kh_doc_text(doc, &text, &len, err)) < 0 ||
-        (rc = w_store(s, coll, id, text, len, doc, inserting ? 1 : 2, err)) < 0) {
-        json_object_put(doc);
-        return rc;
+        (rc = kh_json_write(b, doc, 1, "updated document", err)) < 0)
+        goto fail;
+    if (b->n > KH_STORE_MAX_DOC) {
+        rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", b->n,
+                          KH_STORE_MAX_DOC);
+        goto fail;
     }
+    if ((rc = w_store(s, coll, id, b->p, b->n, doc, inserting ? 1 : 2, err)) < 0)
+        goto fail;
     if (out)
         *out = doc;
     else
         json_object_put(doc);
     return 0;
+fail:
+    json_object_put(doc);
+    return rc;
 }
 
 static int w_delete(struct sq_store *s, const char *coll, const char *id, int *deleted,
@@ -1008,15 +1187,19 @@ static int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
 {
     struct sq_store *s = (struct sq_store *)b;
     struct sq_wreq r = {.kind = insert_only ? WQ_INSERT : WQ_PUT, .coll = coll, .id = id, .doc = doc};
-    char *text;
+    char mem[4096];
+    struct kh_buf text = KH_BUF_ON(mem);
     int rc;
 
     /* encode before queueing: the writer is the bottleneck */
-    if ((rc = kh_doc_encode(doc, id, &text, &r.len, err)) < 0)
+    if ((rc = kh_doc_write(&text, doc, id, err)) < 0) {
+        kh_buf_free(&text);
         return rc;
-    r.text = text;
+    }
+    r.text = text.p;
+    r.len = text.n;
     wq_submit(s, &r);
-    free(text);
+    kh_buf_free(&text);
     return wq_result(&r, err);
 }
 
@@ -1026,10 +1209,8 @@ static int sq_patch(struct kh_store_backend *b, const char *coll, const char *id
 {
     struct sq_store *s = (struct sq_store *)b;
     struct sq_wreq r = {.kind = WQ_PATCH, .coll = coll, .id = id, .update = update, .flags = flags};
-    int rc;
 
-    if ((rc = kh_update_check(update, err)) < 0)
-        return rc;
+    /* the front end checked the update (kh_update_check) */
     if (!(flags & KYTOS_STORE_UPSERT) && !coll_exists(s, coll))
         return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
     wq_submit(s, &r);
@@ -1069,23 +1250,22 @@ static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct ky
 {
     struct sq_store *s = (struct sq_store *)b;
     struct kytos_error e = {0};
-    char **texts;
-    size_t *lens, k = 0, bad = n;
+    struct kh_buf texts = {0};    /* every put's text, one after the other */
+    size_t *offs, k = 0, bad = n;
     int rc = 0;
 
-    if (!(texts = calloc(n ? n : 1, sizeof(*texts))) || !(lens = calloc(n ? n : 1, sizeof(*lens)))) {
-        free(texts);
+    if (!(offs = calloc(n + 1, sizeof(*offs))))
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    }
-    /* check and encode everything first: nothing is written if any op is bad */
+    /* encode everything first: nothing is written if any op is bad (the
+     * front end checked the patches' updates) */
     for (k = 0; k < n && rc == 0; k++) {
+        offs[k] = texts.n;
         if (ops[k].op == KYTOS_WRITE_PUT || ops[k].op == KYTOS_WRITE_INSERT)
-            rc = kh_doc_encode(ops[k].doc, ops[k].id, &texts[k], &lens[k], &e);
-        else if (ops[k].op == KYTOS_WRITE_PATCH)
-            rc = kh_update_check(ops[k].doc, &e);
+            rc = kh_doc_write(&texts, ops[k].doc, ops[k].id, &e);
         if (rc < 0)
             bad = k;
     }
+    offs[k] = texts.n;
     if (rc == 0) {
         pthread_mutex_lock(&s->wmu);
         if ((rc = coll_ensure(s, coll, &e)) == 0 && (rc = sq_begin(&s->writer, &e)) == 0) {
@@ -1094,8 +1274,8 @@ static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct ky
                 switch (ops[k].op) {
                 case KYTOS_WRITE_PUT:
                 case KYTOS_WRITE_INSERT:
-                    rc = w_store(s, coll, ops[k].id, texts[k], lens[k], ops[k].doc,
-                                 ops[k].op == KYTOS_WRITE_INSERT, &e);
+                    rc = w_store(s, coll, ops[k].id, texts.p + offs[k], offs[k + 1] - offs[k],
+                                 ops[k].doc, ops[k].op == KYTOS_WRITE_INSERT, &e);
                     break;
                 case KYTOS_WRITE_PATCH:
                     rc = w_patch(s, coll, ops[k].id, ops[k].doc, ops[k].flags, NULL, &e);
@@ -1119,10 +1299,8 @@ static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct ky
                      ops[bad].id, e.message);
     else if (rc < 0)
         kh_store_err(err, rc, "%s", e.message);
-    for (size_t j = 0; j < n; j++)
-        free(texts[j]);
-    free(texts);
-    free(lens);
+    kh_buf_free(&texts);
+    free(offs);
     return rc;
 }
 

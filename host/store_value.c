@@ -203,6 +203,11 @@ static int utf8_valid(const unsigned char *s, size_t n)
     return 1;
 }
 
+int kh_utf8_valid(const char *s, size_t len)
+{
+    return utf8_valid((const unsigned char *)s, len);
+}
+
 int kh_value_check(struct json_object *v, int depth, const char *what, struct kytos_error *err)
 {
     if (depth > KH_STORE_MAX_DEPTH)
@@ -250,60 +255,305 @@ int kh_doc_text(struct json_object *o, const char **text, size_t *len, struct ky
     return 0;
 }
 
-int kh_doc_encode(struct json_object *doc, const char *id, char **out, size_t *outlen,
+/* ---- the buffer ---- */
+
+int kh_buf_reserve(struct kh_buf *b, size_t more)
+{
+    size_t need, cap;
+    char *np;
+
+    if (b->cap > b->n && more < b->cap - b->n)
+        return 0;
+    need = b->n + more + 1;
+    if (need <= more)
+        goto nomem;
+    cap = b->cap > 256 ? b->cap : 256;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2)
+            goto nomem;
+        cap *= 2;
+    }
+    if (b->heap) {
+        if (!(np = realloc(b->p, cap)))
+            goto nomem;
+    } else {
+        if (!(np = malloc(cap)))
+            goto nomem;
+        if (b->n)
+            memcpy(np, b->p, b->n);
+    }
+    b->p = np;
+    b->cap = cap;
+    b->heap = 1;
+    return 0;
+nomem:
+    b->oom = 1;
+    return KYTOS_ENOMEM;
+}
+
+int kh_buf_add(struct kh_buf *b, const void *data, size_t len)
+{
+    if (kh_buf_reserve(b, len) < 0)
+        return KYTOS_ENOMEM;
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+void kh_buf_free(struct kh_buf *b)
+{
+    if (b->heap)
+        free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+    b->heap = b->oom = 0;
+}
+
+/* ---- writing JSON text ---- */
+
+/* Length of the UTF-8 sequence at s (n bytes left, s[0] >= 0x80), 0 if
+ * invalid: the same rules as utf8_valid(). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0], cp;
+    size_t k;
+
+    if (c >= 0xc2 && c <= 0xdf) { k = 1; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { k = 2; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { k = 3; cp = c & 0x07; }
+    else return 0;
+    if (k >= n)
+        return 0;
+    for (size_t j = 1; j <= k; j++) {
+        if ((s[j] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[j] & 0x3f);
+    }
+    if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k + 1;
+}
+
+/* A JSON string with json-c's escapes: \" \\ \b \f \n \r \t, other bytes
+ * below 0x20 as \u00xx (lower case), the rest as is ('/' too: NOSLASHESCAPE). */
+static int write_str(struct kh_buf *b, const unsigned char *s, size_t len, const char *what, int key,
+                     struct kytos_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i = 0;
+    char *o;
+
+    if (kh_buf_reserve(b, 2) < 0)
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    b->p[b->n++] = '"';
+    while (i < len) {
+        /* in chunks, so that a large string does not reserve 6 times its size */
+        size_t end = len - i < 4096 ? len : i + 4096;
+        if (kh_buf_reserve(b, (end - i) * 6 + 8) < 0)
+            return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        o = b->p + b->n;
+        while (i < end) {
+            unsigned c = s[i];
+            size_t k;
+            if (c >= 0x20 && c < 0x80) {
+                if (c == '"' || c == '\\')
+                    *o++ = '\\';
+                *o++ = (char)c;
+                i++;
+            } else if (c < 0x20) {
+                *o++ = '\\';
+                switch (c) {
+                case '\b': *o++ = 'b'; break;
+                case '\f': *o++ = 'f'; break;
+                case '\n': *o++ = 'n'; break;
+                case '\r': *o++ = 'r'; break;
+                case '\t': *o++ = 't'; break;
+                default:
+                    memcpy(o, "u00", 3);
+                    o[3] = hex[c >> 4];
+                    o[4] = hex[c & 0xf];
+                    o += 5;
+                }
+                i++;
+            } else if ((k = utf8_seq(s + i, len - i)) != 0) {
+                memcpy(o, s + i, k); /* may end past 'end': the +8 above */
+                o += k;
+                i += k;
+            } else {
+                b->n = (size_t)(o - b->p);
+                return kh_store_err(err, KYTOS_EINVAL, "%s: a %s is not valid UTF-8", what,
+                                    key ? "field name" : "string");
+            }
+        }
+        b->n = (size_t)(o - b->p);
+    }
+    b->p[b->n++] = '"';
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
+                      struct kytos_error *err)
+{
+    return write_str(b, (const unsigned char *)s, len, what, 0, err);
+}
+
+static int write_u64(struct kh_buf *b, int neg, uint64_t u)
+{
+    char tmp[24], *e = tmp + sizeof(tmp), *q = e;
+
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        *--q = '-';
+    return kh_buf_add(b, q, (size_t)(e - q));
+}
+
+/* "what: nested deeper ..." etc.: the messages of kh_value_check(). */
+int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
                   struct kytos_error *err)
 {
-    struct json_object *idv = NULL, *ids;
-    const char *text, *idtext;
-    size_t len, idlen;
-    char *buf;
+    int rc, first = 1;
+
+    if (depth > KH_STORE_MAX_DEPTH)
+        return kh_store_err(err, KYTOS_EINVAL, "%s: nested deeper than %d levels", what,
+                            KH_STORE_MAX_DEPTH);
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        rc = kh_buf_add(b, "null", 4);
+        break;
+    case json_type_boolean:
+        rc = json_object_get_boolean(v) ? kh_buf_add(b, "true", 4) : kh_buf_add(b, "false", 5);
+        break;
+    case json_type_int: {
+        struct kh_num n;
+        kh_num_get(v, &n);
+        rc = n.kind ? write_u64(b, 0, n.u)
+                    : write_u64(b, n.i < 0, n.i < 0 ? 0 - (uint64_t)n.i : (uint64_t)n.i);
+        break;
+    }
+    case json_type_double: {
+        const char *t;
+        size_t len;
+        if (!isfinite(json_object_get_double(v)))
+            return kh_store_err(err, KYTOS_EINVAL, "%s: NaN and Infinity cannot be stored", what);
+        /* json-c's own text: it keeps a parsed number's digits ("1.50") */
+        if (!(t = json_object_to_json_string_length(v, KH_JSON_FLAGS, &len)))
+            return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
+        rc = kh_buf_add(b, t, len);
+        break;
+    }
+    case json_type_string:
+        return write_str(b, (const unsigned char *)json_object_get_string(v),
+                         (size_t)json_object_get_string_len(v), what, 0, err);
+    case json_type_object: {
+        if ((rc = kh_buf_add(b, "{", 1)) < 0)
+            break;
+        json_object_object_foreach(v, key, val) {
+            if ((!first && (rc = kh_buf_add(b, ",", 1)) < 0))
+                break;
+            first = 0;
+            if ((rc = write_str(b, (const unsigned char *)key, strlen(key), what, 1, err)) < 0)
+                return rc;
+            if ((rc = kh_buf_add(b, ":", 1)) < 0)
+                break;
+            if ((rc = kh_json_write(b, val, depth + 1, what, err)) < 0)
+                return rc;
+        }
+        if (rc == 0)
+            rc = kh_buf_add(b, "}", 1);
+        break;
+    }
+    case json_type_array: {
+        size_t n = json_object_array_length(v);
+        if ((rc = kh_buf_add(b, "[", 1)) < 0)
+            break;
+        for (size_t k = 0; k < n; k++) {
+            if (k && (rc = kh_buf_add(b, ",", 1)) < 0)
+                break;
+            if ((rc = kh_json_write(b, json_object_array_get_idx(v, k), depth + 1, what, err)) < 0)
+                return rc;
+        }
+        if (rc == 0)
+            rc = kh_buf_add(b, "]", 1);
+        break;
+    }
+    default:
+        rc = kh_buf_add(b, "null", 4);
+    }
+    if (rc < 0)
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
+    return 0;
+}
+
+int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, struct kytos_error *err)
+{
+    struct json_object *idv = NULL;
+    size_t start = b->n, len;
     int rc;
 
     if (!json_object_is_type(doc, json_type_object))
         return kh_store_err(err, KYTOS_EINVAL, "document must be a JSON object");
-    if ((rc = kh_value_check(doc, 1, "document", err)) < 0)
-        return rc;
     if (json_object_object_get_ex(doc, "_id", &idv)) {
-        if (!json_object_is_type(idv, json_type_string) || strcmp(json_object_get_string(idv), id))
-            return kh_store_err(err, KYTOS_EINVAL,
-                                "document \"_id\" differs from the _id argument '%.100s'", id);
-    }
-    if ((rc = kh_doc_text(doc, &text, &len, err)) < 0)
-        return rc;
-    if (idv) {
-        if (!(buf = malloc(len + 1)))
-            return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-        memcpy(buf, text, len + 1);
-        *out = buf;
-        *outlen = len;
-        return 0;
-    }
-    if (!(ids = json_object_new_string(id)))
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    idtext = json_object_to_json_string_length(ids, KH_JSON_FLAGS, &idlen);
-    /* {"_id":<id>,<members>} or {"_id":<id>} */
-    if (!idtext || !(buf = malloc(len + idlen + 16))) {
-        json_object_put(ids);
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    }
-    memcpy(buf, "{\"_id\":", 7);
-    memcpy(buf + 7, idtext, idlen);
-    *outlen = 7 + idlen;
-    if (len > 2) {
-        buf[(*outlen)++] = ',';
-        memcpy(buf + *outlen, text + 1, len - 1); /* members and the closing brace */
-        *outlen += len - 1;
+        /* written as it is: "_id" stays where the caller put it */
+        if ((rc = kh_json_write(b, doc, 1, "document", err)) < 0)
+            goto fail;
+        if (!json_object_is_type(idv, json_type_string) || strcmp(json_object_get_string(idv), id)) {
+            rc = kh_store_err(err, KYTOS_EINVAL,
+                              "document \"_id\" differs from the _id argument '%.100s'", id);
+            goto fail;
+        }
     } else {
-        buf[(*outlen)++] = '}';
+        /* {"_id":<id>,<members>} */
+        if (kh_buf_add(b, "{\"_id\":", 7) < 0)
+            goto nomem;
+        if ((rc = write_str(b, (const unsigned char *)id, strlen(id), "_id", 0, err)) < 0)
+            goto fail;
+        json_object_object_foreach(doc, key, val) {
+            if (kh_buf_add(b, ",", 1) < 0)
+                goto nomem;
+            if ((rc = write_str(b, (const unsigned char *)key, strlen(key), "document", 1, err)) < 0)
+                goto fail;
+            if (kh_buf_add(b, ":", 1) < 0)
+                goto nomem;
+            if ((rc = kh_json_write(b, val, 2, "document", err)) < 0)
+                goto fail;
+        }
+        if (kh_buf_add(b, "}", 1) < 0)
+            goto nomem;
     }
-    buf[*outlen] = '\0';
-    json_object_put(ids);
-    if (*outlen > KH_STORE_MAX_DOC) {
-        free(buf);
-        return kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", *outlen,
-                            KH_STORE_MAX_DOC);
+    len = b->n - start;
+    if (len > KH_STORE_MAX_DOC) {
+        rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", len,
+                          KH_STORE_MAX_DOC);
+        goto fail;
     }
-    *out = buf;
+    return 0;
+nomem:
+    rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+fail:
+    b->n = start;
+    if (b->cap)
+        b->p[start] = '\0';
+    return rc;
+}
+
+int kh_doc_encode(struct json_object *doc, const char *id, char **out, size_t *outlen,
+                  struct kytos_error *err)
+{
+    struct kh_buf b = {0};
+    int rc;
+
+    if ((rc = kh_doc_write(&b, doc, id, err)) < 0) {
+        kh_buf_free(&b);
+        return rc;
+    }
+    *out = b.p; /* on the heap: b started empty */
+    *outlen = b.n;
     return 0;
 }
 

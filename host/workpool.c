@@ -34,6 +34,7 @@ struct kh_workpool {
     /* load shedding (CoDel's idea): when jobs wait longer than target_ns in
      * the queue, callers are told to shed new work for a while */
     int64_t target_ns;
+    int64_t last_spawn_ns;
     _Atomic int64_t shed_until_ns;
     uint64_t slow_dequeues;
 };
@@ -51,7 +52,10 @@ static __thread const kh_workpool *current_pool;
 static void *worker_main(void *arg);
 
 /* Threads start on demand, as Python's ThreadPoolExecutor does, so a pool
- * sized like Kytos' (512) costs nothing until the load needs it. */
+ * sized like Kytos' (512) costs nothing until the load needs it: one more
+ * when every thread is busy, at most one a millisecond, so a burst of
+ * CPU-bound jobs does not start hundreds of threads that only compete for
+ * the cores, while jobs that block still get threads quickly. */
 static void spawn_locked(kh_workpool *p)
 {
     char tname[16];
@@ -192,8 +196,13 @@ int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
         p->count++;
         if (p->count > p->high_water)
             p->high_water = p->count;
-        if (p->idle < p->count)
-            spawn_locked(p);
+        if (p->idle == 0) {
+            int64_t now = mono_ns();
+            if (now - p->last_spawn_ns >= 1000000) {
+                p->last_spawn_ns = now;
+                spawn_locked(p);
+            }
+        }
         pthread_cond_signal(&p->ready);
     } else {
         p->rejected++;
