@@ -68,8 +68,12 @@ struct kh_buf {
     int oom;                  /* a reserve failed (sticky) */
 };
 #define KH_BUF_ON(storage) {(storage), 0, sizeof(storage), 0, 0}
+int kh_buf_grow(struct kh_buf *b, size_t more);
 /* Room for more bytes and a NUL; 0 or KYTOS_ENOMEM (and oom set). */
-int kh_buf_reserve(struct kh_buf *b, size_t more);
+static inline int kh_buf_reserve(struct kh_buf *b, size_t more)
+{
+    return b->cap > b->n && more < b->cap - b->n ? 0 : kh_buf_grow(b, more);
+}
 int kh_buf_add(struct kh_buf *b, const void *data, size_t len);
 void kh_buf_free(struct kh_buf *b);
 

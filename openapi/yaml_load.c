@@ -32,6 +32,7 @@ struct yconv {
     size_t nodes;
     bool json;
     bool failed;
+    const char *src;    /* the text being loaded */
     struct koa_buf ptr; /* JSON pointer of the node being converted */
     /* containers being converted, to refuse an alias to an ancestor */
     struct fy_node *stack[KOA_YAML_MAX_DEPTH + 2];
@@ -498,11 +499,9 @@ static const char *scalar_text(const char *src, struct fy_node *n, size_t *len,
     return fy_node_get_scalar(n, len);
 }
 
-static json_object *convert_scalar(struct yconv *c, struct fy_node *n)
+static json_object *scalar_to_json(struct yconv *c, struct fy_node *n,
+                                   const char *s, size_t len)
 {
-    size_t len = 0;
-    char *owned = NULL;
-    const char *s = scalar_text(c->src, n, &len, &owned);
     enum fy_node_style st = fy_node_get_style(n);
     size_t tlen = 0;
     const char *tag = fy_node_get_tag(n, &tlen);
@@ -580,6 +579,16 @@ static json_object *convert_scalar(struct yconv *c, struct fy_node *n)
     return o;
 }
 
+static json_object *convert_scalar(struct yconv *c, struct fy_node *n)
+{
+    size_t len = 0;
+    char *owned = NULL;
+    const char *s = scalar_text(c->src, n, &len, &owned);
+    json_object *o = scalar_to_json(c, n, s, len);
+    free(owned);
+    return o;
+}
+
 static json_object *convert(struct yconv *c, struct fy_node *n, unsigned depth,
                             uint32_t hl, uint32_t hc);
 
@@ -606,6 +615,19 @@ static char *key_text(struct yconv *c, struct fy_node *k)
         yerr(c, k, 0, 0, "mapping keys must be scalars");
         return NULL;
     }
+    if (fy_node_get_style(k) != FYNS_PLAIN) {
+        char *owned = NULL;
+        s = scalar_text(c->src, k, &len, &owned);
+        if (!s)
+            s = "";
+        if (memchr(s, '\0', len)) {
+            free(owned);
+            yerr(c, k, 0, 0, "mapping key contains U+0000");
+            return NULL;
+        }
+        out = owned ? owned : strndup(s, len);
+        return out;
+    }
     s = fy_node_get_scalar(k, &len);
     if (!s)
         s = "";
@@ -613,8 +635,6 @@ static char *key_text(struct yconv *c, struct fy_node *k)
         yerr(c, k, 0, 0, "mapping key contains U+0000");
         return NULL;
     }
-    if (fy_node_get_style(k) != FYNS_PLAIN)
-        return strndup(s, len);
     v = convert_scalar(c, k);
     if (c->failed)
         return NULL;
@@ -913,6 +933,7 @@ int koa_yaml_load(const char *text, size_t len,
     c.d = d;
     c.warn = warn;
     c.json = looks_like_json(text, len);
+    c.src = text;
     koa_buf_init(&c.ptr);
     koa_buf_adds(&c.ptr, "");
 

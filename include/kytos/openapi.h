@@ -64,7 +64,9 @@ struct kytos_openapi_options {
 /* Accept integers outside int64..uint64 as doubles instead of refusing
  * them (the JSON-Schema suite's bignum tests need it; requests do not). */
 #define KYTOS_OPENAPI_F_BIGNUM_AS_DOUBLE 0x1u
-/* Ignore unknown keywords in OAS 3.0 schemas instead of refusing them. */
+/* Accept the draft-04 container/annotation keywords "definitions",
+ * "$schema" and "$comment" in OAS 3.0 schemas (for the JSON-Schema test
+ * suite); any other unknown keyword is still refused. */
 #define KYTOS_OPENAPI_F_LENIENT 0x2u
 
 /* ------------------------------------------------------------------ */
@@ -123,7 +125,8 @@ const char *kytos_openapi_spec_version(const kytos_openapi_spec *spec);
 
 /* Further checks (warnings) for authors: unused components, examples and
  * defaults that do not match their schema, ambiguous YAML scalars, ...
- * Returns the number of findings; *out receives them (caller frees). */
+ * Returns the number of findings; *out receives them (caller frees).
+ * Safe to run while other threads validate requests on the same spec. */
 size_t kytos_openapi_lint(const kytos_openapi_spec *spec,
                           kytos_openapi_diags **out);
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check_tap.h"
-#include "kytos/openapi.h"
+#include "internal.h"
 
 static kytos_openapi_spec *load(const char *text, kytos_openapi_diags **d)
 {
@@ -98,6 +98,28 @@ START_TEST(test_yaml_scalars)
     kytos_openapi_diags_free(w);
     kytos_openapi_diags_free(d);
     kytos_openapi_spec_free(s);
+}
+END_TEST
+
+/* Scalars decode as PyYAML (YAML 1.1) decodes them; the expected values
+ * were produced with PyYAML's safe_load. */
+START_TEST(test_yaml_decoding)
+{
+    const char *y = "a: ['it''s', 'a''''''''''''''''b', 'x\n  y\n\n  z  ', \"q\\t\\u00e9\"]\n"
+                    "l: |\n  l1\n  l2\ng: >-\n  f1\n  f2\n'k''ey': 0o17\n200: 1_000\n"
+                    "t: 2020-01-01\nn: ~\nb: [Yes, OFF, y]\nf: [1.5e+3, .5, 1:30, 1e3]\n";
+    struct kytos_openapi_options o;
+    kytos_openapi_diags *d = koa_diags_new("t");
+    json_object *v = NULL;
+    koa_options_resolve(NULL, &o);
+    ck_assert_int_eq(koa_yaml_load(y, strlen(y), &o, NULL, d, NULL, &v), 0);
+    ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+                     "{\"a\":[\"it's\",\"a''''''''b\",\"x y\\nz  \",\"q\\t\xc3\xa9\"],"
+                     "\"l\":\"l1\\nl2\\n\",\"g\":\"f1 f2\",\"k'ey\":\"0o17\",\"200\":1000,"
+                     "\"t\":\"2020-01-01\",\"n\":null,\"b\":[true,false,\"y\"],"
+                     "\"f\":[1500.0,0.5,90,\"1e3\"]}");
+    json_object_put(v);
+    kytos_openapi_diags_free(d);
 }
 END_TEST
 
@@ -243,6 +265,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("spec");
     tcase_add_test(tc, test_document_errors);
     tcase_add_test(tc, test_yaml_scalars);
+    tcase_add_test(tc, test_yaml_decoding);
     tcase_add_test(tc, test_json_and_refs);
     tcase_add_test(tc, test_servers_and_find);
     tcase_add_test(tc, test_match_priority);
