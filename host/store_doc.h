@@ -134,6 +134,7 @@ struct kh_plan {
      * no '\\' in a path (SQLite compares labels unescaped), paths valid UTF-8. */
     int sql_ok;
     int flat;                 /* every $set and $setOnInsert path is one field */
+    int flat_all;             /* and every $unset path too */
     size_t grow;              /* at most this many bytes added by the $set fields */
     struct kh_plan_field f[KH_PLAN_MAX_FIELDS];
 };
@@ -151,8 +152,20 @@ int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int in
  * would make it). */
 int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
                     struct kytos_error *err);
+/* Apply a plan whose fields are all one segment ($set, $unset; not
+ * $setOnInsert: the document exists) to a stored document's text, the
+ * result appended to b: $set values replace in place or are appended, as
+ * kh_update_apply() does.  The text is input too: it is checked as
+ * strictly as kh_doc_parse() + kh_value_check() would (JSON, an object,
+ * UTF-8, depth, finite numbers); where this is not sure (escapes in keys,
+ * \u escapes, deep nesting, odd numbers) it returns 1 and writes nothing,
+ * for the general path to decide.  Returns 0 done, 1, or an error. */
+int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
+                   struct kytos_error *err);
 /* 1 if s (len bytes) is valid UTF-8. */
 int kh_utf8_valid(const char *s, size_t len);
+/* Bytes in the UTF-8 sequence at s (n left, s[0] >= 0x80), 0 if invalid. */
+size_t kh_utf8_seq_len(const unsigned char *s, size_t n);
 /* kh_path_has_array() for the part of p from segment k on, starting at v. */
 int kh_path_has_array_from(struct json_object *v, const struct kh_path *p, int k);
 

@@ -758,7 +758,7 @@ static int w_store(struct sq_store *s, const char *coll, const char *id, const c
     sqlite3_stmt *st;
     int rc;
 
-    if ((rc = note_multikey(s, coll, doc, err)) < 0)
+    if (doc && (rc = note_multikey(s, coll, doc, err)) < 0)
         return rc;
     if (mode == 0)
         snprintf(sql, sizeof(sql),
@@ -852,10 +852,10 @@ static void sql_param(struct kh_buf *b, int n)
  * flat fields, one INSERT .. ON CONFLICT DO UPDATE also creates the
  * document.  Returns 0 when done, 1 when the general path must do it (no
  * such document, a check failed, an index turns multikey), or an error. */
-static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *p,
                        unsigned flags, struct kytos_error *err)
 {
-    struct kh_plan pl;
+    const struct kh_plan pl = *p;
     struct kh_buf *b = &s->wbuf;
     char sqlmem[1024];
     struct kh_buf sql = KH_BUF_ON(sqlmem);
@@ -863,11 +863,6 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
     size_t doc_off = 0, doc_len = 0;
     sqlite3_stmt *st;
 
-    b->n = 0;
-    if ((rc = kh_plan_make(&pl, update, b, err)) != 0)
-        return rc < 0 ? rc : 1;
-    if (!pl.sql_ok || pl.grow >= KH_STORE_MAX_DOC || plan_multikey(s, coll, &pl, upsert))
-        return 1;
     for (int k = 0; k < pl.n; k++)
         if (pl.f[k].kind != 3)
             nguard += pl.f[k].nseg - 1;
@@ -917,7 +912,7 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
     /* a stored document that is not an object, or malformed JSON (an error
      * from json_type()), is reported by the general path, as before */
     sql_add(&sql, upsert ? " WHERE " : " WHERE id=?1 AND ");
-    sql_add(&sql, getenv("KH_G") ? getenv("KH_G") : "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
+    sql_add(&sql, "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
     sql_param(&sql, np++);
     for (int k = 0; k < nguard; k++) {
         sql_add(&sql, " AND ifnull(json_type(doc,");
@@ -929,7 +924,6 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     }
     rc = sq_prep(&s->writer, sql.p, &st, err);
-    if (getenv("KH_DEBUG_SQL")) fprintf(stderr, "SQL %s\n", sql.p);
     kh_buf_free(&sql);
     if (rc < 0)
         return rc;
@@ -960,8 +954,87 @@ static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, str
     sq_done(st);
     if (rc != SQLITE_DONE)
         return sq_fail(s->writer.db, rc, err, coll, id);
-    if (getenv("KH_DEBUG_SQL")) fprintf(stderr, "changes %d\n", sqlite3_changes(s->writer.db));
     return sqlite3_changes(s->writer.db) > 0 ? 0 : 1;
+}
+
+/* A plan of one-segment paths: the stored text spliced in C
+ * (kh_plan_splice()) and written back by rowid, or, for an upsert of a
+ * missing document, the new document made from the plan.  Returns 0 when
+ * done, 1 for the general path, or an error. */
+static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
+                          unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct kh_buf *b = &s->wbuf;
+    size_t off = b->n, len;
+    sqlite3_int64 rowid = 0;
+    sqlite3_stmt *st;
+    char sql[256];
+    int rc, found;
+
+    snprintf(sql, sizeof(sql), "SELECT rowid, doc FROM \"c:%s\" WHERE id=?1", coll);
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if ((found = rc == SQLITE_ROW)) {
+        rowid = sqlite3_column_int64(st, 0);
+        rc = kh_plan_splice(pl, (const char *)sqlite3_column_text(st, 1),
+                            (size_t)sqlite3_column_bytes(st, 1), b, err);
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    sq_done(st);
+    if (rc != 0)
+        return rc;
+    if (!found) {
+        if (!(flags & KYTOS_STORE_UPSERT))
+            return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+        if ((rc = kh_plan_new_doc(pl, id, b, err)) < 0)
+            return rc;
+    }
+    if ((len = b->n - off) > KH_STORE_MAX_DOC)
+        return 1; /* the general path reports it */
+    if (!found) {
+        /* plan_multikey() said no index turns multikey: no doc to look at */
+        if ((rc = w_store(s, coll, id, b->p + off, len, NULL, 1, err)) < 0)
+            return rc;
+    } else {
+        snprintf(sql, sizeof(sql), "UPDATE \"c:%s\" SET doc=?2 WHERE rowid=?1", coll);
+        if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+            return rc;
+        sqlite3_bind_int64(st, 1, rowid);
+        sqlite3_bind_text(st, 2, b->p + off, (int)len, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sq_done(st);
+        if (rc != SQLITE_DONE)
+            return sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    if (out && !(*out = kh_doc_parse(b->p + off, len, coll, err)))
+        return err ? err->code : KYTOS_ENOMEM;
+    return 0;
+}
+
+/* The fast paths of a patch: 0 done, 1 for the general path, or an error. */
+static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+                        unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct kh_plan pl;
+    int rc;
+
+    s->wbuf.n = 0;
+    if ((rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
+        return rc;
+    if ((!pl.flat_all && !pl.sql_ok) || pl.grow >= KH_STORE_MAX_DOC ||
+        plan_multikey(s, coll, &pl, (flags & KYTOS_STORE_UPSERT) != 0))
+        return 1;
+    if (pl.flat_all)
+        return w_patch_splice(s, coll, id, &pl, flags, out, err);
+    /* out wants json-c objects: then parsing the stored document is no waste */
+    if (out)
+        return 1;
+    return w_patch_sql(s, coll, id, &pl, flags, err);
 }
 
 static int w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
@@ -971,8 +1044,7 @@ static int w_patch(struct sq_store *s, const char *coll, const char *id, struct 
     struct kh_buf *b = &s->wbuf;
     int rc, inserting = 0;
 
-    /* out wants the document as json-c objects: then parsing it is no waste */
-    if (!out && (rc = w_patch_sql(s, coll, id, update, flags, err)) <= 0)
+    if ((rc = w_patch_fast(s, coll, id, update, flags, out, err)) <= 0)
         return rc;
     if ((rc = load_doc(s, &s->writer, coll, id, &doc, err)) < 0)
         return rc;

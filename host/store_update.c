@@ -2,6 +2,7 @@
  * MongoDB's rules: missing objects on the way are created, arrays are
  * entered by numeric index (padded with null), a scalar on the way is an
  * error, two paths that overlap are an error, _id cannot change. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "store_doc.h"
@@ -199,7 +200,7 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
     int rc;
 
     p->n = p->nset = p->nunset = p->nins = 0;
-    p->sql_ok = p->flat = 1;
+    p->sql_ok = p->flat = p->flat_all = 1;
     p->grow = 0;
     json_object_object_foreach(update, op, fields) {
         int kind = op_kind(op);
@@ -234,6 +235,8 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
             b->p[b->n++] = '"';
             b->p[b->n] = '\0';
             f->path_len = b->n - f->path_off;
+            if (f->nseg > 1)
+                p->flat_all = 0;
             if (kind == 2) {
                 p->nunset++;
                 continue;
@@ -245,7 +248,7 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
             if (f->nseg > 1)
                 p->flat = 0;
             if (!kh_utf8_valid(key, klen))
-                p->sql_ok = p->flat = 0; /* the general path reports it */
+                p->sql_ok = p->flat = p->flat_all = 0; /* the general path reports it */
             f->val_off = b->n;
             if ((rc = kh_json_write(b, val, f->nseg, op, err)) < 0)
                 return rc;
@@ -257,7 +260,7 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
     /* an $unset path that is not UTF-8 cannot match a stored field */
     for (int k = 0; k < p->n; k++)
         if (p->f[k].kind == 2 && !kh_utf8_valid(p->f[k].key, strlen(p->f[k].key)))
-            p->sql_ok = 0;
+            p->sql_ok = p->flat_all = 0;
     return 0;
 }
 
@@ -304,4 +307,280 @@ int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
     if (kh_buf_add(b, "}", 1) < 0)
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     return 0;
+}
+
+/* ---- splicing a stored document's text ---- */
+
+struct scan {
+    const unsigned char *s, *e;   /* the text */
+    int esc;                      /* the last string had an escape */
+};
+
+static void skip_ws(struct scan *c)
+{
+    while (c->s < c->e && (*c->s == ' ' || *c->s == '\t' || *c->s == '\n' || *c->s == '\r'))
+        c->s++;
+}
+
+/* A string at c->s ('"'): 0, or 1 if not sure (see kh_plan_splice). */
+static int scan_str(struct scan *c)
+{
+    const unsigned char *s = c->s + 1, *e = c->e;
+
+    c->esc = 0;
+    while (s < e) {
+        unsigned ch = *s;
+        if (ch == '"') {
+            c->s = s + 1;
+            return 0;
+        }
+        if (ch < 0x20)
+            return 1;
+        if (ch == '\\') {
+            /* \uXXXX may hide a NUL or half a surrogate pair: the general path */
+            if (s + 1 >= e || !strchr("\"\\/bfnrt", s[1]) || !s[1])
+                return 1;
+            c->esc = 1;
+            s += 2;
+        } else if (ch < 0x80) {
+            s++;
+        } else {
+            size_t k;
+            if (!(k = kh_utf8_seq_len(s, (size_t)(e - s))))
+                return 1;
+            s += k;
+        }
+    }
+    return 1;
+}
+
+static int scan_num(struct scan *c)
+{
+    const unsigned char *s = c->s, *e = c->e, *start = s;
+    int frac = 0, digits = 0;
+
+    if (s < e && *s == '-')
+        s++;
+    if (s < e && *s == '0') {
+        s++;
+        digits = 1;
+    } else {
+        while (s < e && *s >= '0' && *s <= '9') {
+            s++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return 1;
+    if (s < e && *s == '.') {
+        frac = 1;
+        s++;
+        if (s >= e || *s < '0' || *s > '9')
+            return 1;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++;
+    }
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        frac = 1;
+        s++;
+        if (s < e && (*s == '+' || *s == '-'))
+            s++;
+        if (s >= e || *s < '0' || *s > '9')
+            return 1;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++;
+    }
+    if (frac) {
+        /* a double must be finite (1e999 is not) */
+        char tmp[64];
+        if ((size_t)(s - start) >= sizeof(tmp))
+            return 1;
+        memcpy(tmp, start, (size_t)(s - start));
+        tmp[s - start] = '\0';
+        if (!isfinite(strtod(tmp, NULL)))
+            return 1;
+    } else if (digits >= 19) {
+        /* past int64 (negative) or uint64: json-c's reading of it decides */
+        int neg = *start == '-';
+        const char *max = neg ? "9223372036854775808" : "18446744073709551615";
+        if ((size_t)digits > strlen(max) ||
+            ((size_t)digits == strlen(max) && memcmp(start + neg, max, (size_t)digits) > 0))
+            return 1;
+    }
+    c->s = s;
+    return 0;
+}
+
+static int scan_value(struct scan *c, int depth);
+
+/* An object or array at c->s. */
+static int scan_container(struct scan *c, int depth)
+{
+    int obj = *c->s == '{', first = 1;
+
+    c->s++;
+    for (;;) {
+        skip_ws(c);
+        if (c->s >= c->e)
+            return 1;
+        if (*c->s == (obj ? '}' : ']') && first) {
+            c->s++;
+            return 0;
+        }
+        if (obj) {
+            if (*c->s != '"' || scan_str(c))
+                return 1;
+            skip_ws(c);
+            if (c->s >= c->e || *c->s != ':')
+                return 1;
+            c->s++;
+            skip_ws(c);
+        }
+        if (scan_value(c, depth + 1))
+            return 1;
+        skip_ws(c);
+        if (c->s >= c->e)
+            return 1;
+        if (*c->s == ',') {
+            c->s++;
+            first = 0;
+            skip_ws(c);
+            if (c->s < c->e && (*c->s == '}' || *c->s == ']'))
+                return 1; /* no trailing commas */
+            continue;
+        }
+        if (*c->s == (obj ? '}' : ']')) {
+            c->s++;
+            return 0;
+        }
+        return 1;
+    }
+}
+
+static int scan_value(struct scan *c, int depth)
+{
+    if (depth > KH_STORE_MAX_DEPTH || c->s >= c->e)
+        return 1;
+    switch (*c->s) {
+    case '"': return scan_str(c);
+    case '{':
+    case '[': return scan_container(c, depth);
+    case 't':
+        if (c->e - c->s < 4 || memcmp(c->s, "true", 4))
+            return 1;
+        c->s += 4;
+        return 0;
+    case 'f':
+        if (c->e - c->s < 5 || memcmp(c->s, "false", 5))
+            return 1;
+        c->s += 5;
+        return 0;
+    case 'n':
+        if (c->e - c->s < 4 || memcmp(c->s, "null", 4))
+            return 1;
+        c->s += 4;
+        return 0;
+    default: return scan_num(c);
+    }
+}
+
+int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
+                   struct kytos_error *err)
+{
+    struct scan c = {(const unsigned char *)text, (const unsigned char *)text + len, 0};
+    size_t start = b->n, klen[KH_PLAN_MAX_FIELDS];
+    unsigned char seen[KH_PLAN_MAX_FIELDS] = {0};
+    int nout = 0, rc;
+
+    for (int k = 0; k < p->n; k++)
+        klen[k] = strlen(p->f[k].key);
+    if (kh_buf_reserve(b, len + p->grow + 2) < 0)
+        goto nomem;
+    skip_ws(&c);
+    if (c.s >= c.e || *c.s != '{')
+        goto unsure;
+    c.s++;
+    b->p[b->n++] = '{';
+    skip_ws(&c);
+    if (c.s < c.e && *c.s == '}') {
+        c.s++;
+        goto end;
+    }
+    for (;;) {
+        const unsigned char *ks, *vs;
+        size_t kl;
+        int match = -1;
+        skip_ws(&c);
+        if (c.s >= c.e || *c.s != '"')
+            goto unsure;
+        ks = c.s;
+        if (scan_str(&c) || c.esc)
+            goto unsure; /* an escaped key may equal a path once unescaped */
+        kl = (size_t)(c.s - ks) - 2;
+        skip_ws(&c);
+        if (c.s >= c.e || *c.s != ':')
+            goto unsure;
+        c.s++;
+        skip_ws(&c);
+        vs = c.s;
+        if (scan_value(&c, 2))
+            goto unsure;
+        for (int k = 0; k < p->n && match < 0; k++)
+            if (p->f[k].kind != 3 && klen[k] == kl && !memcmp(p->f[k].key, ks + 1, kl))
+                match = k;
+        if (match < 0) {
+            /* the member as it is */
+            if ((nout++ && kh_buf_add(b, ",", 1) < 0) || kh_buf_add(b, ks, (size_t)(c.s - ks)) < 0)
+                goto nomem;
+        } else if (p->f[match].kind == 1) {
+            /* "key": the new value, in place */
+            const struct kh_plan_field *f = &p->f[match];
+            if ((nout++ && kh_buf_add(b, ",", 1) < 0) || kh_buf_add(b, ks, (size_t)(vs - ks)) < 0 ||
+                kh_buf_reserve(b, f->val_len) < 0)
+                goto nomem;
+            memcpy(b->p + b->n, b->p + f->val_off, f->val_len); /* by offset: b may have moved */
+            b->n += f->val_len;
+            seen[match] = 1;
+        }
+        /* $unset: left out */
+        skip_ws(&c);
+        if (c.s < c.e && *c.s == ',') {
+            c.s++;
+            continue;
+        }
+        if (c.s < c.e && *c.s == '}') {
+            c.s++;
+            break;
+        }
+        goto unsure;
+    }
+end:
+    skip_ws(&c);
+    if (c.s != c.e)
+        goto unsure;
+    /* $set fields not in the document: appended, in the update's order */
+    for (int k = 0; k < p->n; k++) {
+        const struct kh_plan_field *f = &p->f[k];
+        if (f->kind != 1 || seen[k])
+            continue;
+        if (nout++ && kh_buf_add(b, ",", 1) < 0)
+            goto nomem;
+        if ((rc = kh_json_write_str(b, f->key, klen[k], "updated document", err)) < 0) {
+            b->n = start;
+            return rc;
+        }
+        if (kh_buf_add(b, ":", 1) < 0 || kh_buf_reserve(b, f->val_len) < 0)
+            goto nomem;
+        memcpy(b->p + b->n, b->p + f->val_off, f->val_len);
+        b->n += f->val_len;
+    }
+    if (kh_buf_add(b, "}", 1) < 0)
+        goto nomem;
+    return 0;
+unsure:
+    b->n = start;
+    return 1;
+nomem:
+    b->n = start;
+    return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
 }

@@ -314,7 +314,7 @@ void kh_buf_free(struct kh_buf *b)
 
 /* Length of the UTF-8 sequence at s (n bytes left, s[0] >= 0x80), 0 if
  * invalid: the same rules as utf8_valid(). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t kh_utf8_seq_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0], cp;
     size_t k;
@@ -381,7 +381,7 @@ static char *escape(char *o, const unsigned char *s, size_t len)
                 o += 5;
             }
             i++;
-        } else if ((k = utf8_seq(s + i, len - i)) != 0) {
+        } else if ((k = kh_utf8_seq_len(s + i, len - i)) != 0) {
             memcpy(o, s + i, k);
             o += k;
             i += k;

@@ -33,3 +33,4 @@ TESTS += tests/host/check_log
 tests_host_check_log_SOURCES = tests/host/check_log.c
 tests_host_check_log_CFLAGS = $(TEST_CC)
 tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
+EXTRA_DIST += tests/fuzz/run-fuzz.sh
