@@ -6,7 +6,10 @@
  * usage: openloop -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] [-m METHOD]
  *                 [-b BODYFILE] [-t TIMEOUT_S] [-u] (-u: a unique "name" per
  *                 request: BODYFILE's text with every %d replaced by the index)
- * prints one line: key=value pairs (counts, latency percentiles in ms). */
+ * prints one line: key=value pairs (counts, latency percentiles in ms).
+ * "unsent" are requests that fell due while every connection (-c) was busy
+ * and the run ended first: the client's backlog, not the server's answer;
+ * "timeouts" are requests sent and not answered within -t seconds. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +44,7 @@ static size_t body_tmpl_len;
 static int unique;
 static double *lat;
 static size_t nlat, caplat;
-static uint64_t n2xx, nrej, nother, nerr, ntimeout, nsent;
+static uint64_t n2xx, nrej, nother, nerr, ntimeout, nsent, nunsent;
 
 static int64_t now_ns(void)
 {
@@ -344,11 +347,12 @@ int main(int argc, char **argv)
         for (k = 0; k < n; k++)
             on_event(evs[k].data.ptr, evs[k].events);
     }
-    ntimeout += qlen;   /* never even sent */
+    nunsent = qlen;   /* due but never sent: the client's own backlog */
     qsort(lat, nlat, sizeof *lat, cmp_d);
-    printf("sent=%llu ok=%llu rejected=%llu other=%llu errors=%llu timeouts=%llu rate=%.1f "
-           "p50_ms=%.3f p95_ms=%.3f p99_ms=%.3f max_ms=%.3f conns=%d\n",
-           (unsigned long long)nsent, (unsigned long long)n2xx, (unsigned long long)nrej,
+    printf("offered=%llu sent=%llu unsent=%llu ok=%llu rejected=%llu other=%llu errors=%llu timeouts=%llu "
+           "rate=%.1f p50_ms=%.3f p95_ms=%.3f p99_ms=%.3f max_ms=%.3f conns=%d\n",
+           (unsigned long long)index, (unsigned long long)nsent, (unsigned long long)nunsent,
+           (unsigned long long)n2xx, (unsigned long long)nrej,
            (unsigned long long)nother, (unsigned long long)nerr, (unsigned long long)ntimeout,
            (double)nsent / secs, pct(50), pct(95), pct(99), nlat ? lat[nlat - 1] : 0.0, nconn);
     for (i = 0; i < nconn; i++)

@@ -114,9 +114,9 @@ int kh_update_apply(struct json_object *doc, struct json_object *update, int ins
                     struct kytos_error *err);
 
 /* ---- updates applied to the stored text (the embedded store's fast path) ----
- * A checked update, split into fields with their JSON text, so that SQLite
- * can apply it with json_set()/json_remove() without the stored document
- * being parsed into json-c objects and written again. */
+ * A checked update, split into fields with their values' JSON text, so that
+ * the stored document's text can be patched as text (kh_plan_splice), not
+ * parsed into json-c objects and written again. */
 #define KH_PLAN_MAX_FIELDS 16
 struct kh_plan_field {
     int kind;                 /* 1 $set, 2 $unset, 3 $setOnInsert */
@@ -124,44 +124,40 @@ struct kh_plan_field {
     int nseg;
     struct json_object *val;  /* borrowed */
     size_t val_off, val_len;  /* $set, $setOnInsert: the value's text in the buffer */
-    size_t path_off, path_len; /* SQLite's JSON path $."a"."b" in the buffer */
 };
 struct kh_plan {
     int n, nset, nunset, nins;
-    /* SQLite's json_set/json_remove mean what $set/$unset mean on this
-     * update's paths, given that every proper prefix of a path is an object
-     * or missing in the stored document (the caller checks that in SQL):
-     * no '\\' in a path (SQLite compares labels unescaped), paths valid UTF-8. */
-    int sql_ok;
-    int flat;                 /* every $set and $setOnInsert path is one field */
-    int flat_all;             /* and every $unset path too */
-    size_t grow;              /* at most this many bytes added by the $set fields */
+    int text_ok;              /* the $set/$setOnInsert paths are UTF-8 (else the general
+                                 path reports them) */
+    size_t grow;              /* the $set fields add at most this many bytes */
     struct kh_plan_field f[KH_PLAN_MAX_FIELDS];
 };
-/* Plan a checked update (kh_update_check passed), its texts appended to b.
- * Returns 0, 1 if the update has more than KH_PLAN_MAX_FIELDS fields (no
- * plan), or an error (values are checked again as they are written). */
+/* Plan a checked update (kh_update_check passed), the values' text
+ * appended to b.  Returns 0, 1 if the update has more than
+ * KH_PLAN_MAX_FIELDS fields (no plan), or an error (values are checked
+ * again as they are written). */
 int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b,
                  struct kytos_error *err);
 /* 1 if a $set (with inserting, also $setOnInsert) value puts an array on
- * the path key (which every proper prefix of a planned path being an object
- * or missing cannot do otherwise). */
+ * the path key.  (A plan applied by kh_plan_splice() goes through objects
+ * only, so no other array can appear on an index's path.) */
 int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int inserting);
-/* A new document {"_id": id, <the $set and $setOnInsert fields>} for an
- * upsert of a flat plan, appended to b (as kh_update_apply on {"_id": id}
- * would make it). */
-int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
-                    struct kytos_error *err);
-/* Apply a plan whose fields are all one segment ($set, $unset; not
- * $setOnInsert: the document exists) to a stored document's text, the
- * result appended to b: $set values replace in place or are appended, as
- * kh_update_apply() does.  The text is input too: it is checked as
- * strictly as kh_doc_parse() + kh_value_check() would (JSON, an object,
- * UTF-8, depth, finite numbers); where this is not sure (escapes in keys,
- * \u escapes, deep nesting, odd numbers) it returns 1 and writes nothing,
- * for the general path to decide.  Returns 0 done, 1, or an error. */
+/* Apply $set and $unset to a stored document's text, the result appended
+ * to b, as kh_update_apply() + kh_json_write() would make it: values
+ * replaced in place, new fields appended in the update's order (missing
+ * objects on the way created).  The text is input too, checked as strictly
+ * as kh_doc_parse() + kh_value_check() would (JSON, an object, UTF-8,
+ * depth, finite numbers).  Where this is not sure -- a path through an
+ * array, a scalar or null; escaped field names; \\u escapes but control
+ * characters; odd numbers -- it returns 1 and leaves b as it was, for the
+ * general path to decide.  Returns 0 done, 1, or an error. */
 int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
                    struct kytos_error *err);
+/* The new document {"_id": id, <$set and $setOnInsert fields>} of an
+ * upsert, appended to b, as kh_update_apply() on {"_id": id} makes it.
+ * Returns 0, 1 (!text_ok: the general path), or an error. */
+int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
+                    struct kytos_error *err);
 /* 1 if s (len bytes) is valid UTF-8. */
 int kh_utf8_valid(const char *s, size_t len);
 /* Bytes in the UTF-8 sequence at s (n left, s[0] >= 0x80), 0 if invalid. */

@@ -101,9 +101,11 @@ struct sq_store {
     atomic_uint_fast64_t checkpoints;
     /* the group-commit queue */
     pthread_mutex_t qmu;
-    pthread_cond_t qcv;
+    pthread_cond_t acv;           /* a leader gathering: a write queued */
     struct sq_wreq *qhead, **qtail;
-    int leader;
+    int leader, gathering;
+    atomic_int arriving;          /* puts encoding, about to queue */
+    atomic_long commit_ns;        /* how long a commit takes (moving average) */
     atomic_uint_fast64_t commits, writes;   /* of the queue: writes per commit */
 };
 
@@ -647,7 +649,7 @@ static void sq_close(struct kh_store_backend *b)
     pthread_mutex_destroy(&s->mmu);
     pthread_mutex_destroy(&s->cmu);
     pthread_mutex_destroy(&s->qmu);
-    pthread_cond_destroy(&s->qcv);
+    pthread_cond_destroy(&s->acv);
     pthread_cond_destroy(&s->rcv);
     pthread_cond_destroy(&s->ccv);
     free(s->path);
@@ -823,144 +825,11 @@ static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_p
     return r;
 }
 
-static void sql_add(struct kh_buf *b, const char *text)
-{
-    kh_buf_add(b, text, strlen(text));
-}
-
-/* "?n" */
-static void sql_param(struct kh_buf *b, int n)
-{
-    char t[16], *q = t + sizeof(t);
-
-    do {
-        *--q = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    *--q = '?';
-    kh_buf_add(b, q, (size_t)(t + sizeof(t) - q));
-}
-
-#define SQ_MAX_GUARDS 32
-
-/* Patch the stored text in SQL: json_set()/json_remove(), so the document
- * is neither parsed into json-c objects nor written again by us.  Applies
- * only where the result is what kh_update_apply() would make: the stored
- * document must be an object in which every proper prefix of each path is
- * an object or missing (checked in the WHERE clause), and the result must
- * fit KH_STORE_MAX_DOC (checked against an upper bound).  With upsert and
- * flat fields, one INSERT .. ON CONFLICT DO UPDATE also creates the
- * document.  Returns 0 when done, 1 when the general path must do it (no
- * such document, a check failed, an index turns multikey), or an error. */
-static int w_patch_sql(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *p,
-                       unsigned flags, struct kytos_error *err)
-{
-    const struct kh_plan pl = *p;
-    struct kh_buf *b = &s->wbuf;
-    char sqlmem[1024];
-    struct kh_buf sql = KH_BUF_ON(sqlmem);
-    int upsert = (flags & KYTOS_STORE_UPSERT) != 0, np = 3, nguard = 0, rc;
-    size_t doc_off = 0, doc_len = 0;
-    sqlite3_stmt *st;
-
-    for (int k = 0; k < pl.n; k++)
-        if (pl.f[k].kind != 3)
-            nguard += pl.f[k].nseg - 1;
-    if (nguard > SQ_MAX_GUARDS)
-        return 1;
-    if (upsert && pl.flat) {
-        doc_off = b->n;
-        if ((rc = kh_plan_new_doc(&pl, id, b, err)) < 0)
-            return rc;
-        doc_len = b->n - doc_off;
-        if (doc_len > KH_STORE_MAX_DOC)
-            return 1; /* the general path reports it */
-    } else {
-        upsert = 0;   /* UPDATE; a missing document goes the general path */
-    }
-    if (upsert) {
-        sql_add(&sql, "INSERT INTO \"c:");
-        sql_add(&sql, coll);
-        sql_add(&sql, "\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=");
-    } else {
-        sql_add(&sql, "UPDATE \"c:");
-        sql_add(&sql, coll);
-        sql_add(&sql, "\" SET doc=");
-    }
-    if (pl.nunset)
-        sql_add(&sql, "json_remove(");
-    sql_add(&sql, pl.nset ? "json_set(doc" : "doc");
-    for (int k = 0; k < pl.n; k++) {
-        if (pl.f[k].kind != 1)
-            continue;
-        sql_add(&sql, ",");
-        sql_param(&sql, np++);
-        sql_add(&sql, ",json(");
-        sql_param(&sql, np++);
-        sql_add(&sql, ")");
-    }
-    if (pl.nset)
-        sql_add(&sql, ")");
-    for (int k = 0; k < pl.n; k++) {
-        if (pl.f[k].kind != 2)
-            continue;
-        sql_add(&sql, ",");
-        sql_param(&sql, np++);
-    }
-    if (pl.nunset)
-        sql_add(&sql, ")");
-    /* a stored document that is not an object, or malformed JSON (an error
-     * from json_type()), is reported by the general path, as before */
-    sql_add(&sql, upsert ? " WHERE " : " WHERE id=?1 AND ");
-    sql_add(&sql, "json_type(doc)='object' AND length(CAST(doc AS BLOB))<=");
-    sql_param(&sql, np++);
-    for (int k = 0; k < nguard; k++) {
-        sql_add(&sql, " AND ifnull(json_type(doc,");
-        sql_param(&sql, np++);
-        sql_add(&sql, "),'object')='object'");
-    }
-    if (sql.oom) {
-        kh_buf_free(&sql);
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    }
-    rc = sq_prep(&s->writer, sql.p, &st, err);
-    kh_buf_free(&sql);
-    if (rc < 0)
-        return rc;
-    np = 3;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    if (upsert)
-        sqlite3_bind_text(st, 2, b->p + doc_off, (int)doc_len, SQLITE_STATIC);
-    for (int k = 0; k < pl.n; k++) {
-        if (pl.f[k].kind != 1)
-            continue;
-        sqlite3_bind_text(st, np++, b->p + pl.f[k].path_off, (int)pl.f[k].path_len, SQLITE_STATIC);
-        sqlite3_bind_text(st, np++, b->p + pl.f[k].val_off, (int)pl.f[k].val_len, SQLITE_STATIC);
-    }
-    for (int k = 0; k < pl.n; k++)
-        if (pl.f[k].kind == 2)
-            sqlite3_bind_text(st, np++, b->p + pl.f[k].path_off, (int)pl.f[k].path_len, SQLITE_STATIC);
-    sqlite3_bind_int64(st, np++, (sqlite3_int64)(KH_STORE_MAX_DOC - pl.grow));
-    for (int k = 0; k < pl.n; k++) {
-        const char *path = b->p + pl.f[k].path_off;
-        if (pl.f[k].kind == 3)
-            continue;
-        /* each proper prefix: $."a" of $."a"."b" (cut after a closing quote) */
-        for (size_t i = 3; i + 2 < pl.f[k].path_len; i++)
-            if (path[i] == '"' && path[i + 1] == '.' && path[i + 2] == '"')
-                sqlite3_bind_text(st, np++, path, (int)i + 1, SQLITE_STATIC);
-    }
-    rc = sqlite3_step(st);
-    sq_done(st);
-    if (rc != SQLITE_DONE)
-        return sq_fail(s->writer.db, rc, err, coll, id);
-    return sqlite3_changes(s->writer.db) > 0 ? 0 : 1;
-}
-
-/* A plan of one-segment paths: the stored text spliced in C
- * (kh_plan_splice()) and written back by rowid, or, for an upsert of a
- * missing document, the new document made from the plan.  Returns 0 when
- * done, 1 for the general path, or an error. */
+/* The fast path of a patch: the stored text patched as text
+ * (kh_plan_splice(): no json-c objects, no SQLite JSON functions) and
+ * written back by rowid, or for an upsert of a missing document the new
+ * document made from the plan.  Returns 0 when done, 1 for the general
+ * path, or an error. */
 static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
                           unsigned flags, struct json_object **out, struct kytos_error *err)
 {
@@ -991,7 +860,7 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
     if (!found) {
         if (!(flags & KYTOS_STORE_UPSERT))
             return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-        if ((rc = kh_plan_new_doc(pl, id, b, err)) < 0)
+        if ((rc = kh_plan_new_doc(pl, id, b, err)) != 0)
             return rc;
     }
     if ((len = b->n - off) > KH_STORE_MAX_DOC)
@@ -1016,7 +885,7 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
     return 0;
 }
 
-/* The fast paths of a patch: 0 done, 1 for the general path, or an error. */
+/* 0 done, 1 for the general path, or an error. */
 static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
                         unsigned flags, struct json_object **out, struct kytos_error *err)
 {
@@ -1026,15 +895,10 @@ static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, st
     s->wbuf.n = 0;
     if ((rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
         return rc;
-    if ((!pl.flat_all && !pl.sql_ok) || pl.grow >= KH_STORE_MAX_DOC ||
+    if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC ||
         plan_multikey(s, coll, &pl, (flags & KYTOS_STORE_UPSERT) != 0))
         return 1;
-    if (pl.flat_all)
-        return w_patch_splice(s, coll, id, &pl, flags, out, err);
-    /* out wants json-c objects: then parsing the stored document is no waste */
-    if (out)
-        return 1;
-    return w_patch_sql(s, coll, id, &pl, flags, err);
+    return w_patch_splice(s, coll, id, &pl, flags, out, err);
 }
 
 static int w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
@@ -1123,11 +987,16 @@ static int sq_get(struct kh_store_backend *b, const char *coll, const char *id,
  * Single writes queue up; the first writer to find no leader becomes one
  * and runs everything queued as one transaction (each write in its own
  * savepoint, so one failure does not undo the others), then wakes the
- * others.  Under load many writes share one commit; alone, a write is one
- * transaction as before.  A write is acknowledged only after its commit. */
+ * writers of that batch, each on its own condition variable.  Before it
+ * cuts a batch, a leader waits briefly for puts that are being encoded
+ * (wq_gather); after the batch with its own write, it hands the queue to
+ * the next queued writer and returns.  Under load many writes share one
+ * commit; alone, a write is one transaction as before.  A write is
+ * acknowledged only after its commit. */
 
 enum { WQ_PUT, WQ_INSERT, WQ_PATCH, WQ_DELETE };
 #define SQ_BATCH_MAX 256
+#define SQ_GATHER_MAX_US 2000         /* longest a leader waits for encoding puts */
 
 struct sq_wreq {
     int kind;
@@ -1141,6 +1010,9 @@ struct sq_wreq {
     struct json_object *out;      /* patch: the document after */
     int deleted;
     int rc, done;
+    int arriving;                 /* counted in s->arriving until queued */
+    int lead;                     /* handed the leadership: run the queue */
+    pthread_cond_t cv;            /* signalled when done */
     struct kytos_error err;
     struct sq_wreq *next;
 };
@@ -1162,6 +1034,8 @@ static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
 {
     struct kytos_error e = {0};
     struct sq_wreq *r;
+    struct timespec t0, t1;
+    long ns, old;
     int rc;
 
     pthread_mutex_lock(&s->wmu);
@@ -1192,9 +1066,14 @@ static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
         pthread_mutex_unlock(&s->wmu);
         return;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = sq_commit(&s->writer, &e)) < 0)
         goto fail_all;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     pthread_mutex_unlock(&s->wmu);
+    ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+    old = atomic_load_explicit(&s->commit_ns, memory_order_relaxed);
+    atomic_store_explicit(&s->commit_ns, old ? (old * 7 + ns) / 8 : ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->commits, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->writes, (uint64_t)n, memory_order_relaxed);
     return;
@@ -1212,20 +1091,60 @@ fail_all:
     }
 }
 
+/* qmu held, before a batch is cut: while other threads are encoding puts
+ * (s->arriving), wait for them a little, so that they share this commit
+ * rather than each wait for it and then commit alone.  A lone writer never
+ * waits. */
+static void wq_gather(struct sq_store *s)
+{
+    struct timespec ts;
+    long wait = atomic_load_explicit(&s->commit_ns, memory_order_relaxed);
+    int n = 0;
+
+    if (atomic_load_explicit(&s->arriving, memory_order_relaxed) == 0)
+        return;
+    /* no longer than a commit takes: that is what a write that misses
+     * this batch waits for, before its own commit */
+    if (wait > SQ_GATHER_MAX_US * 1000L)
+        wait = SQ_GATHER_MAX_US * 1000L;
+    for (struct sq_wreq *x = s->qhead; x && n < SQ_BATCH_MAX; x = x->next)
+        n++;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += wait;
+    while (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    s->gathering = 1;
+    while (n < SQ_BATCH_MAX && atomic_load_explicit(&s->arriving, memory_order_relaxed) > 0)
+        if (pthread_cond_timedwait(&s->acv, &s->qmu, &ts) != 0)
+            break; /* timed out */
+    s->gathering = 0;
+}
+
 static int wq_submit(struct sq_store *s, struct sq_wreq *r)
 {
+    pthread_cond_init(&r->cv, NULL);
     pthread_mutex_lock(&s->qmu);
     *s->qtail = r;
     s->qtail = &r->next;
+    if (r->arriving) {
+        atomic_fetch_sub_explicit(&s->arriving, 1, memory_order_relaxed);
+        if (s->gathering)
+            pthread_cond_signal(&s->acv);
+    }
     while (!r->done) {
-        if (s->leader) {
-            pthread_cond_wait(&s->qcv, &s->qmu);
+        if (s->leader && !r->lead) {
+            pthread_cond_wait(&r->cv, &s->qmu);
             continue;
         }
         s->leader = 1;
+        r->lead = 0;
         while (s->qhead) {
-            struct sq_wreq *list = s->qhead, *last = list, *rest;
+            struct sq_wreq *list, *last, *rest;
             int n = 1;
+            wq_gather(s);
+            list = last = s->qhead;
             while (last->next && n < SQ_BATCH_MAX) {
                 last = last->next;
                 n++;
@@ -1238,15 +1157,27 @@ static int wq_submit(struct sq_store *s, struct sq_wreq *r)
             pthread_mutex_unlock(&s->qmu);
             wq_batch(s, list, n);
             pthread_mutex_lock(&s->qmu);
+            /* wake only these; x cannot return (and vanish) before qmu is free */
             for (struct sq_wreq *x = list, *nx; x; x = nx) {
-                nx = x->next; /* x may return (and vanish) once done is set */
+                nx = x->next;
                 x->done = 1;
+                if (x != r)
+                    pthread_cond_signal(&x->cv);
             }
-            pthread_cond_broadcast(&s->qcv);
+            if (r->done && s->qhead) {
+                /* hand the queue to the next writer: this caller gets its
+                 * answer now and can make more work, rather than serve
+                 * everyone else's writes for as long as they keep coming */
+                s->qhead->lead = 1;
+                pthread_cond_signal(&s->qhead->cv);
+                goto out;
+            }
         }
         s->leader = 0;
     }
+out:
     pthread_mutex_unlock(&s->qmu);
+    pthread_cond_destroy(&r->cv);
     return r->rc;
 }
 
@@ -1266,8 +1197,12 @@ static int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
     struct kh_buf text = KH_BUF_ON(mem);
     int rc;
 
-    /* encode before queueing: the writer is the bottleneck */
+    /* encode before queueing: the writer is the bottleneck (a leader may
+     * wait for this put to share its commit: see wq_gather()) */
+    atomic_fetch_add_explicit(&s->arriving, 1, memory_order_relaxed);
+    r.arriving = 1;
     if ((rc = kh_doc_write(&text, doc, id, err)) < 0) {
+        atomic_fetch_sub_explicit(&s->arriving, 1, memory_order_relaxed);
         kh_buf_free(&text);
         return rc;
     }
@@ -1948,7 +1883,13 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
     pthread_mutex_init(&s->mmu, NULL);
     pthread_mutex_init(&s->cmu, NULL);
     pthread_mutex_init(&s->qmu, NULL);
-    pthread_cond_init(&s->qcv, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&s->acv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     s->qtail = &s->qhead;
     pthread_cond_init(&s->rcv, NULL);
     pthread_cond_init(&s->ccv, NULL);

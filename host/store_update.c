@@ -2,6 +2,7 @@
  * MongoDB's rules: missing objects on the way are created, arrays are
  * entered by numeric index (padded with null), a scalar on the way is an
  * error, two paths that overlap are an error, _id cannot change. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +201,7 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
     int rc;
 
     p->n = p->nset = p->nunset = p->nins = 0;
-    p->sql_ok = p->flat = p->flat_all = 1;
+    p->text_ok = 1;
     p->grow = 0;
     json_object_object_foreach(update, op, fields) {
         int kind = op_kind(op);
@@ -215,28 +216,8 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
             f->val = val;
             f->nseg = 1;
             f->val_off = f->val_len = 0;
-            /* $."a"."b": the path as a bound parameter (no SQL quoting) */
-            if (kh_buf_reserve(b, klen * 3 + 8) < 0)
-                return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-            f->path_off = b->n;
-            memcpy(b->p + b->n, "$.\"", 3);
-            b->n += 3;
-            for (size_t i = 0; i < klen; i++) {
-                if (key[i] == '.') {
-                    memcpy(b->p + b->n, "\".\"", 3);
-                    b->n += 3;
-                    f->nseg++;
-                    continue;
-                }
-                if (key[i] == '\\')
-                    p->sql_ok = 0;
-                b->p[b->n++] = key[i];
-            }
-            b->p[b->n++] = '"';
-            b->p[b->n] = '\0';
-            f->path_len = b->n - f->path_off;
-            if (f->nseg > 1)
-                p->flat_all = 0;
+            for (size_t i = 0; i < klen; i++)
+                f->nseg += key[i] == '.';
             if (kind == 2) {
                 p->nunset++;
                 continue;
@@ -245,22 +226,17 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
                 p->nset++;
             else
                 p->nins++;
-            if (f->nseg > 1)
-                p->flat = 0;
             if (!kh_utf8_valid(key, klen))
-                p->sql_ok = p->flat = p->flat_all = 0; /* the general path reports it */
+                p->text_ok = 0; /* the general path reports it */
             f->val_off = b->n;
             if ((rc = kh_json_write(b, val, f->nseg, op, err)) < 0)
                 return rc;
             f->val_len = b->n - f->val_off;
-            if (kind == 1) /* ,"a":{"b":value}: no more than this (see the path's text) */
-                p->grow += f->val_len + f->path_len + 2 * (size_t)f->nseg + 2;
+            /* ,"a":{"b":value}: names escaped at most twice as long ('\\') */
+            if (kind == 1)
+                p->grow += f->val_len + 2 * klen + 6 * (size_t)f->nseg + 2;
         }
     }
-    /* an $unset path that is not UTF-8 cannot match a stored field */
-    for (int k = 0; k < p->n; k++)
-        if (p->f[k].kind == 2 && !kh_utf8_valid(p->f[k].key, strlen(p->f[k].key)))
-            p->sql_ok = p->flat_all = 0;
     return 0;
 }
 
@@ -278,34 +254,6 @@ int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int in
         if (kh_path_has_array_from(f->val, key, f->nseg))
             return 1;
     }
-    return 0;
-}
-
-int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
-                    struct kytos_error *err)
-{
-    int rc;
-
-    if (kh_buf_add(b, "{\"_id\":", 7) < 0)
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    if ((rc = kh_json_write_str(b, id, strlen(id), "_id", err)) < 0)
-        return rc;
-    for (int k = 0; k < p->n; k++) {
-        const struct kh_plan_field *f = &p->f[k];
-        rc = 0;
-        if (f->kind == 2)
-            continue; /* nothing to remove from a new document */
-        if (kh_buf_add(b, ",", 1) < 0 ||
-            (rc = kh_json_write_str(b, f->key, strlen(f->key), "updated document", err)) < 0 ||
-            kh_buf_add(b, ":", 1) < 0 || kh_buf_reserve(b, f->val_len) < 0)
-            return rc < 0 ? rc : kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-        /* b may have moved: copy by offset */
-        memcpy(b->p + b->n, b->p + f->val_off, f->val_len);
-        b->n += f->val_len;
-        b->p[b->n] = '\0';
-    }
-    if (kh_buf_add(b, "}", 1) < 0)
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -337,8 +285,15 @@ static int scan_str(struct scan *c)
         if (ch < 0x20)
             return 1;
         if (ch == '\\') {
-            /* \uXXXX may hide a NUL or half a surrogate pair: the general path */
-            if (s + 1 >= e || !strchr("\"\\/bfnrt", s[1]) || !s[1])
+            /* \u0000-\u001f are what we write for control bytes; another
+             * \uXXXX may be half a surrogate pair: the general path decides */
+            if (e - s >= 6 && s[1] == 'u' && s[2] == '0' && s[3] == '0' && (s[4] == '0' || s[4] == '1') &&
+                isxdigit(s[5])) {
+                c->esc = 1;
+                s += 6;
+                continue;
+            }
+            if (s + 1 >= e || !s[1] || !strchr("\"\\/bfnrt", s[1]))
                 return 1;
             c->esc = 1;
             s += 2;
@@ -484,102 +439,215 @@ static int scan_value(struct scan *c, int depth)
     }
 }
 
-int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
-                   struct kytos_error *err)
+/* Segment lvl of field f's path (len in *len). */
+static const char *seg_at(const struct kh_plan_field *f, int lvl, size_t *len)
 {
-    struct scan c = {(const unsigned char *)text, (const unsigned char *)text + len, 0};
-    size_t start = b->n, klen[KH_PLAN_MAX_FIELDS];
-    unsigned char seen[KH_PLAN_MAX_FIELDS] = {0};
+    const char *s = f->key, *dot;
+
+    for (int k = 0; k < lvl; k++)
+        s = strchr(s, '.') + 1;
+    dot = strchr(s, '.');
+    *len = dot ? (size_t)(dot - s) : strlen(s);
+    return s;
+}
+
+struct splice {
+    const struct kh_plan *p;
+    struct kh_buf *b;
+    unsigned kinds;               /* 1 << kind of the fields that apply */
+    unsigned char seen[KH_PLAN_MAX_FIELDS];
+};
+
+static int put(struct kh_buf *b, const void *data, size_t len)
+{
+    return kh_buf_add(b, data, len) < 0 ? -1 : 0;
+}
+
+/* Fields idx[0..n) (segment lvl on) not in the document: new members, in
+ * the order of the update, those sharing a segment in one new object, as
+ * kh_update_apply() creates them.  *nout: members written so far. */
+static int add_new(struct splice *sp, const int *idx, int n, int lvl, int *nout)
+{
+    unsigned char done[KH_PLAN_MAX_FIELDS] = {0};
+
+    for (int i = 0; i < n; i++) {
+        const struct kh_plan_field *f = &sp->p->f[idx[i]];
+        int sub[KH_PLAN_MAX_FIELDS], nsub = 0, inner = 0;
+        size_t sl, sl2;
+        const char *sg;
+        if (done[i] || sp->seen[idx[i]] || f->kind == 2 || !(sp->kinds & (1u << f->kind)))
+            continue;
+        sg = seg_at(f, lvl, &sl);
+        for (int j = i; j < n; j++) {
+            const struct kh_plan_field *g = &sp->p->f[idx[j]];
+            const char *sg2;
+            if (done[j] || sp->seen[idx[j]] || g->kind == 2 || !(sp->kinds & (1u << g->kind)))
+                continue;
+            sg2 = seg_at(g, lvl, &sl2);
+            if (sl2 == sl && !memcmp(sg, sg2, sl)) {
+                done[j] = 1;
+                sub[nsub++] = idx[j];
+            }
+        }
+        if ((*nout)++ && put(sp->b, ",", 1) < 0)
+            return -1;
+        if (kh_json_write_str(sp->b, sg, sl, "updated document", NULL) < 0 || put(sp->b, ":", 1) < 0)
+            return -1;
+        if (f->nseg == lvl + 1) {
+            /* no other field shares a whole path (kh_update_check) */
+            if (kh_buf_reserve(sp->b, f->val_len) < 0)
+                return -1;
+            memcpy(sp->b->p + sp->b->n, sp->b->p + f->val_off, f->val_len); /* b may have moved */
+            sp->b->n += f->val_len;
+            sp->b->p[sp->b->n] = '\0';
+        } else if (put(sp->b, "{", 1) < 0 || add_new(sp, sub, nsub, lvl + 1, &inner) < 0 ||
+                   put(sp->b, "}", 1) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The object at c->s with fields idx[0..n) applied (segment lvl on):
+ * 0, 1 (not sure: the general path decides), -1 (out of memory). */
+static int splice_obj(struct splice *sp, struct scan *c, const int *idx, int n, int lvl, int depth)
+{
     int nout = 0, rc;
 
-    for (int k = 0; k < p->n; k++)
-        klen[k] = strlen(p->f[k].key);
-    if (kh_buf_reserve(b, len + p->grow + 2) < 0)
-        goto nomem;
-    skip_ws(&c);
-    if (c.s >= c.e || *c.s != '{')
-        goto unsure;
-    c.s++;
-    b->p[b->n++] = '{';
-    skip_ws(&c);
-    if (c.s < c.e && *c.s == '}') {
-        c.s++;
+    if (depth > KH_STORE_MAX_DEPTH || c->s >= c->e || *c->s != '{')
+        return 1;
+    c->s++;
+    if (put(sp->b, "{", 1) < 0)
+        return -1;
+    skip_ws(c);
+    if (c->s < c->e && *c->s == '}') {
+        c->s++;
         goto end;
     }
     for (;;) {
         const unsigned char *ks, *vs;
+        int sub[KH_PLAN_MAX_FIELDS], nsub = 0, leaf = -1;
         size_t kl;
-        int match = -1;
-        skip_ws(&c);
-        if (c.s >= c.e || *c.s != '"')
-            goto unsure;
-        ks = c.s;
-        if (scan_str(&c) || c.esc)
-            goto unsure; /* an escaped key may equal a path once unescaped */
-        kl = (size_t)(c.s - ks) - 2;
-        skip_ws(&c);
-        if (c.s >= c.e || *c.s != ':')
-            goto unsure;
-        c.s++;
-        skip_ws(&c);
-        vs = c.s;
-        if (scan_value(&c, 2))
-            goto unsure;
-        for (int k = 0; k < p->n && match < 0; k++)
-            if (p->f[k].kind != 3 && klen[k] == kl && !memcmp(p->f[k].key, ks + 1, kl))
-                match = k;
-        if (match < 0) {
-            /* the member as it is */
-            if ((nout++ && kh_buf_add(b, ",", 1) < 0) || kh_buf_add(b, ks, (size_t)(c.s - ks)) < 0)
-                goto nomem;
-        } else if (p->f[match].kind == 1) {
-            /* "key": the new value, in place */
-            const struct kh_plan_field *f = &p->f[match];
-            if ((nout++ && kh_buf_add(b, ",", 1) < 0) || kh_buf_add(b, ks, (size_t)(vs - ks)) < 0 ||
-                kh_buf_reserve(b, f->val_len) < 0)
-                goto nomem;
-            memcpy(b->p + b->n, b->p + f->val_off, f->val_len); /* by offset: b may have moved */
-            b->n += f->val_len;
-            seen[match] = 1;
+        skip_ws(c);
+        if (c->s >= c->e || *c->s != '"')
+            return 1;
+        ks = c->s;
+        if (scan_str(c) || c->esc)
+            return 1; /* an escaped name may equal a path's once unescaped */
+        kl = (size_t)(c->s - ks) - 2;
+        skip_ws(c);
+        if (c->s >= c->e || *c->s != ':')
+            return 1;
+        c->s++;
+        skip_ws(c);
+        vs = c->s;
+        for (int i = 0; i < n; i++) {
+            const struct kh_plan_field *f = &sp->p->f[idx[i]];
+            size_t sl;
+            const char *sg;
+            if (!(sp->kinds & (1u << f->kind)))
+                continue;
+            sg = seg_at(f, lvl, &sl);
+            if (sl != kl || memcmp(sg, ks + 1, kl))
+                continue;
+            if (f->nseg == lvl + 1)
+                leaf = idx[i];
+            else
+                sub[nsub++] = idx[i];
         }
-        /* $unset: left out */
-        skip_ws(&c);
-        if (c.s < c.e && *c.s == ',') {
-            c.s++;
+        if (leaf >= 0) {
+            /* replaced or removed: the old value is still checked */
+            const struct kh_plan_field *f = &sp->p->f[leaf];
+            sp->seen[leaf] = 1;
+            if (scan_value(c, depth + 1))
+                return 1;
+            if (f->kind != 2) {
+                if ((nout++ && put(sp->b, ",", 1) < 0) || put(sp->b, ks, (size_t)(vs - ks)) < 0 ||
+                    kh_buf_reserve(sp->b, f->val_len) < 0)
+                    return -1;
+                memcpy(sp->b->p + sp->b->n, sp->b->p + f->val_off, f->val_len);
+                sp->b->n += f->val_len;
+                sp->b->p[sp->b->n] = '\0';
+            }
+        } else if (nsub) {
+            /* deeper paths: into an object only (arrays, scalars: the general path) */
+            if ((nout++ && put(sp->b, ",", 1) < 0) || put(sp->b, ks, (size_t)(vs - ks)) < 0)
+                return -1;
+            if ((rc = splice_obj(sp, c, sub, nsub, lvl + 1, depth + 1)) != 0)
+                return rc;
+            for (int i = 0; i < nsub; i++)
+                sp->seen[sub[i]] = 1; /* applied in there, or made there */
+        } else {
+            /* the member as it is */
+            if (scan_value(c, depth + 1))
+                return 1;
+            if ((nout++ && put(sp->b, ",", 1) < 0) || put(sp->b, ks, (size_t)(c->s - ks)) < 0)
+                return -1;
+        }
+        skip_ws(c);
+        if (c->s < c->e && *c->s == ',') {
+            c->s++;
             continue;
         }
-        if (c.s < c.e && *c.s == '}') {
-            c.s++;
+        if (c->s < c->e && *c->s == '}') {
+            c->s++;
             break;
         }
-        goto unsure;
+        return 1;
     }
 end:
-    skip_ws(&c);
-    if (c.s != c.e)
-        goto unsure;
-    /* $set fields not in the document: appended, in the update's order */
-    for (int k = 0; k < p->n; k++) {
-        const struct kh_plan_field *f = &p->f[k];
-        if (f->kind != 1 || seen[k])
-            continue;
-        if (nout++ && kh_buf_add(b, ",", 1) < 0)
-            goto nomem;
-        if ((rc = kh_json_write_str(b, f->key, klen[k], "updated document", err)) < 0) {
-            b->n = start;
-            return rc;
-        }
-        if (kh_buf_add(b, ":", 1) < 0 || kh_buf_reserve(b, f->val_len) < 0)
-            goto nomem;
-        memcpy(b->p + b->n, b->p + f->val_off, f->val_len);
-        b->n += f->val_len;
-    }
-    if (kh_buf_add(b, "}", 1) < 0)
-        goto nomem;
+    if (add_new(sp, idx, n, lvl, &nout) < 0 || put(sp->b, "}", 1) < 0)
+        return -1;
     return 0;
-unsure:
+}
+
+int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
+                   struct kytos_error *err)
+{
+    struct scan c = {(const unsigned char *)text, (const unsigned char *)text + len, 0};
+    struct splice sp = {p, b, 1u << 1 | 1u << 2, {0}};
+    size_t start = b->n;
+    int idx[KH_PLAN_MAX_FIELDS], rc;
+
+    for (int k = 0; k < p->n; k++)
+        idx[k] = k;
+    if (!p->text_ok)
+        return 1;
+    if (kh_buf_reserve(b, len + p->grow + 2) < 0)
+        goto nomem;
+    skip_ws(&c);
+    if ((rc = splice_obj(&sp, &c, idx, p->n, 0, 1)) < 0)
+        goto nomem;
+    skip_ws(&c);
+    if (rc == 0 && c.s == c.e)
+        return 0;
     b->n = start;
     return 1;
+nomem:
+    b->n = start;
+    return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+}
+
+int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
+                    struct kytos_error *err)
+{
+    struct splice sp = {p, b, 1u << 1 | 1u << 3, {0}};
+    size_t start = b->n;
+    int idx[KH_PLAN_MAX_FIELDS], nout = 1, rc;
+
+    for (int k = 0; k < p->n; k++)
+        idx[k] = k;
+    if (!p->text_ok)
+        return 1;
+    if (kh_buf_add(b, "{\"_id\":", 7) < 0)
+        goto nomem;
+    if ((rc = kh_json_write_str(b, id, strlen(id), "_id", err)) < 0) {
+        b->n = start;
+        return rc;
+    }
+    if (add_new(&sp, idx, p->n, 0, &nout) < 0 || put(b, "}", 1) < 0)
+        goto nomem;
+    return 0;
 nomem:
     b->n = start;
     return kh_store_err(err, KYTOS_ENOMEM, "out of memory");

@@ -347,46 +347,64 @@ static const unsigned char plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x70 */
 };
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
 /* Escape s[0..len) into o as json-c does: \" \\ \b \f \n \r \t, other
  * bytes below 0x20 as \u00xx (lower case), UTF-8 as it is (checked).  o
  * has room for 6 * len bytes.  Returns the end, or NULL if not UTF-8. */
 static char *escape(char *o, const unsigned char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t i = 0;
+    const unsigned char *e = s + len;
 
-    while (i < len) {
-        unsigned c = s[i];
-        size_t k;
-        if (plain[c]) {
-            *o++ = (char)c;
-            i++;
-        } else if (c == '"' || c == '\\') {
-            o[0] = '\\';
-            o[1] = (char)c;
-            o += 2;
-            i++;
-        } else if (c < 0x20) {
-            *o++ = '\\';
-            switch (c) {
-            case '\b': *o++ = 'b'; break;
-            case '\f': *o++ = 'f'; break;
-            case '\n': *o++ = 'n'; break;
-            case '\r': *o++ = 'r'; break;
-            case '\t': *o++ = 't'; break;
-            default:
-                memcpy(o, "u00", 3);
-                o[3] = hex[c >> 4];
-                o[4] = hex[c & 0xf];
-                o += 5;
+    while (s < e) {
+        /* 8 plain bytes at a time: none below 0x20, above 0x7f, '"' or '\\' */
+        while (e - s >= 8) {
+            uint64_t x, q, bs;
+            memcpy(&x, s, 8);
+            q = x ^ (ONES * '"');
+            bs = x ^ (ONES * '\\');
+            if (((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS)
+                break;
+            memcpy(o, &x, 8);
+            o += 8;
+            s += 8;
+        }
+        /* then byte by byte, for up to 8 bytes */
+        for (const unsigned char *stop = e - s > 8 ? s + 8 : e; s < stop;) {
+            unsigned c = *s;
+            size_t k;
+            if (plain[c]) {
+                *o++ = (char)c;
+                s++;
+            } else if (c == '"' || c == '\\') {
+                o[0] = '\\';
+                o[1] = (char)c;
+                o += 2;
+                s++;
+            } else if (c < 0x20) {
+                *o++ = '\\';
+                switch (c) {
+                case '\b': *o++ = 'b'; break;
+                case '\f': *o++ = 'f'; break;
+                case '\n': *o++ = 'n'; break;
+                case '\r': *o++ = 'r'; break;
+                case '\t': *o++ = 't'; break;
+                default:
+                    memcpy(o, "u00", 3);
+                    o[3] = hex[c >> 4];
+                    o[4] = hex[c & 0xf];
+                    o += 5;
+                }
+                s++;
+            } else if ((k = kh_utf8_seq_len(s, (size_t)(e - s))) != 0) {
+                memcpy(o, s, k);
+                o += k;
+                s += k;
+            } else {
+                return NULL;
             }
-            i++;
-        } else if ((k = kh_utf8_seq_len(s + i, len - i)) != 0) {
-            memcpy(o, s + i, k);
-            o += k;
-            i += k;
-        } else {
-            return NULL;
         }
     }
     return o;
@@ -394,15 +412,15 @@ static char *escape(char *o, const unsigned char *s, size_t len)
 
 #define KH_STR_CHUNK 65536
 
-/* The JSON string s (len bytes), after "pre" (npre bytes: punctuation
- * that goes before it, so that one reservation covers both). */
+/* pre (npre bytes: punctuation before it, so that one reservation covers
+ * both), the JSON string s (len bytes), then post if not NUL. */
 static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsigned char *s, size_t len,
-                     const char *what, int key, struct kytos_error *err)
+                     char post, const char *what, int key, struct kytos_error *err)
 {
     size_t i = 0;
     char *o;
 
-    if (kh_buf_reserve(b, npre + 2 + (len < KH_STR_CHUNK ? len : KH_STR_CHUNK) * 6) < 0)
+    if (kh_buf_reserve(b, npre + 3 + (len < KH_STR_CHUNK ? len : KH_STR_CHUNK) * 6) < 0)
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     o = b->p + b->n;
     memcpy(o, pre, npre);
@@ -421,14 +439,16 @@ static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsig
             return kh_store_err(err, KYTOS_EINVAL, "%s: a %s is not valid UTF-8", what,
                                 key ? "field name" : "string");
         i += n;
-        b->n = (size_t)(o - b->p);
         if (i == len)
             break;
-        if (kh_buf_reserve(b, 2 + (len - i < KH_STR_CHUNK ? len - i : KH_STR_CHUNK) * 6) < 0)
+        b->n = (size_t)(o - b->p);
+        if (kh_buf_reserve(b, 3 + (len - i < KH_STR_CHUNK ? len - i : KH_STR_CHUNK) * 6) < 0)
             return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
         o = b->p + b->n;
     }
     *o++ = '"';
+    if (post)
+        *o++ = post;
     *o = '\0';
     b->n = (size_t)(o - b->p);
     return 0;
@@ -437,7 +457,25 @@ static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsig
 int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
                       struct kytos_error *err)
 {
-    return write_str(b, "", 0, (const unsigned char *)s, len, what, 0, err);
+    return write_str(b, "", 0, (const unsigned char *)s, len, 0, what, 0, err);
+}
+
+/* Short text, no NUL after it (the writer ends with one). */
+static inline int put_raw(struct kh_buf *b, const char *t, size_t n)
+{
+    if (kh_buf_reserve(b, n) < 0)
+        return -1;
+    memcpy(b->p + b->n, t, n);
+    b->n += n;
+    return 0;
+}
+
+static inline int put_char(struct kh_buf *b, char c)
+{
+    if (kh_buf_reserve(b, 1) < 0)
+        return -1;
+    b->p[b->n++] = c;
+    return 0;
 }
 
 static int write_u64(struct kh_buf *b, int neg, uint64_t u)
@@ -450,15 +488,33 @@ static int write_u64(struct kh_buf *b, int neg, uint64_t u)
     } while (u);
     if (neg)
         *--q = '-';
-    return kh_buf_add(b, q, (size_t)(e - q));
+    return put_raw(b, q, (size_t)(e - q));
 }
 
-static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
-                         struct kytos_error *err);
+static int write_value(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+                       struct kytos_error *err);
 
-/* "what: nested deeper ..." etc.: the messages of kh_value_check(). */
-int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
-                  struct kytos_error *err)
+/* The members of object v, each as ,"key":value (the first without the
+ * comma when first): keys escaped, values at depth + 1. */
+static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
+                         struct kytos_error *err)
+{
+    int rc;
+
+    json_object_object_foreach(v, key, val) {
+        if ((rc = write_str(b, ",", first ? 0 : 1, (const unsigned char *)key, strlen(key), ':', what, 1,
+                            err)) < 0)
+            return rc;
+        first = 0;
+        if ((rc = write_value(b, val, depth + 1, what, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* kh_json_write() without the final NUL. */
+static int write_value(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+                       struct kytos_error *err)
 {
     int rc;
 
@@ -467,16 +523,18 @@ int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char
                             KH_STORE_MAX_DEPTH);
     switch (json_object_get_type(v)) {
     case json_type_null:
-        rc = kh_buf_add(b, "null", 4);
+        rc = put_raw(b, "null", 4);
         break;
     case json_type_boolean:
-        rc = json_object_get_boolean(v) ? kh_buf_add(b, "true", 4) : kh_buf_add(b, "false", 5);
+        rc = json_object_get_boolean(v) ? put_raw(b, "true", 4) : put_raw(b, "false", 5);
         break;
     case json_type_int: {
-        struct kh_num n;
-        kh_num_get(v, &n);
-        rc = n.kind ? write_u64(b, 0, n.u)
-                    : write_u64(b, n.i < 0, n.i < 0 ? 0 - (uint64_t)n.i : (uint64_t)n.i);
+        int64_t i = json_object_get_int64(v);
+        /* json-c gives INT64_MAX for a uint64 above it */
+        if (i == INT64_MAX)
+            rc = write_u64(b, 0, json_object_get_uint64(v));
+        else
+            rc = write_u64(b, i < 0, i < 0 ? 0 - (uint64_t)i : (uint64_t)i);
         break;
     }
     case json_type_double: {
@@ -487,59 +545,50 @@ int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char
         /* json-c's own text: it keeps a parsed number's digits ("1.50") */
         if (!(t = json_object_to_json_string_length(v, KH_JSON_FLAGS, &len)))
             return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
-        rc = kh_buf_add(b, t, len);
+        rc = put_raw(b, t, len);
         break;
     }
     case json_type_string:
         return write_str(b, "", 0, (const unsigned char *)json_object_get_string(v),
-                         (size_t)json_object_get_string_len(v), what, 0, err);
+                         (size_t)json_object_get_string_len(v), 0, what, 0, err);
     case json_type_object:
-        if ((rc = kh_buf_add(b, "{", 1)) < 0)
-            break;
+        if (put_char(b, '{') < 0)
+            goto nomem;
         if ((rc = write_members(b, v, 1, depth, what, err)) < 0)
             return rc;
-        rc = kh_buf_add(b, "}", 1);
+        rc = put_char(b, '}');
         break;
     case json_type_array: {
         size_t n = json_object_array_length(v);
-        if ((rc = kh_buf_add(b, "[", 1)) < 0)
-            break;
+        if (put_char(b, '[') < 0)
+            goto nomem;
         for (size_t k = 0; k < n; k++) {
-            if (k && (rc = kh_buf_add(b, ",", 1)) < 0)
-                break;
-            if ((rc = kh_json_write(b, json_object_array_get_idx(v, k), depth + 1, what, err)) < 0)
+            if (k && put_char(b, ',') < 0)
+                goto nomem;
+            if ((rc = write_value(b, json_object_array_get_idx(v, k), depth + 1, what, err)) < 0)
                 return rc;
         }
-        if (rc == 0)
-            rc = kh_buf_add(b, "]", 1);
+        rc = put_char(b, ']');
         break;
     }
     default:
-        rc = kh_buf_add(b, "null", 4);
+        rc = put_raw(b, "null", 4);
     }
-    if (rc < 0)
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
-    return 0;
+    if (rc == 0)
+        return 0;
+nomem:
+    return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
 }
 
-/* The members of object v, each as ,"key":value (the first without the
- * comma when first): keys escaped, values at depth + 1. */
-static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
-                         struct kytos_error *err)
+/* "what: nested deeper ..." etc.: the messages of kh_value_check(). */
+int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+                  struct kytos_error *err)
 {
-    int rc;
+    int rc = write_value(b, v, depth, what, err);
 
-    json_object_object_foreach(v, key, val) {
-        if ((rc = write_str(b, ",", first ? 0 : 1, (const unsigned char *)key, strlen(key), what, 1,
-                            err)) < 0)
-            return rc;
-        first = 0;
-        if (kh_buf_add(b, ":", 1) < 0)
-            return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
-        if ((rc = kh_json_write(b, val, depth + 1, what, err)) < 0)
-            return rc;
-    }
-    return 0;
+    if (b->cap)
+        b->p[b->n] = '\0';
+    return rc;
 }
 
 int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, struct kytos_error *err)
@@ -561,7 +610,7 @@ int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, stru
         }
     } else {
         /* {"_id":<id>,<members>} */
-        if ((rc = write_str(b, "{\"_id\":", 7, (const unsigned char *)id, strlen(id), "_id", 0, err)) < 0 ||
+        if ((rc = write_str(b, "{\"_id\":", 7, (const unsigned char *)id, strlen(id), 0, "_id", 0, err)) < 0 ||
             (rc = write_members(b, doc, 0, 1, "document", err)) < 0)
             goto fail;
         if (kh_buf_add(b, "}", 1) < 0)

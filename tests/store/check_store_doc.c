@@ -1,6 +1,7 @@
 /* tests/store/check_store_doc.c - unit tests of the document helpers:
  * paths, exact number order, updates, filters, projections. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "check_tap.h"
 #include "host/store_doc.h"
@@ -131,6 +132,285 @@ START_TEST(updates)
 }
 END_TEST
 
+/* ---- the writer and the splicer ---- */
+
+static unsigned rnd_state = 12345;
+
+static unsigned rnd(unsigned n)
+{
+    rnd_state = rnd_state * 1103515245u + 12345u;
+    return (rnd_state >> 8) % n;
+}
+
+/* Strings with everything a writer must escape or keep: control bytes,
+ * NUL, quotes, backslashes, '/', DEL, two- to four-byte UTF-8. */
+static void rnd_text(char *buf, size_t *len, int nul_ok)
+{
+    static const char *const parts[] = {"a", "Z", "0", " ", "\"", "\\", "/", "\x7f", "\b", "\f", "\n",
+                                        "\r", "\t", "\x01", "\x1f", "\xc3\xa9", "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80", "\x00", "flow", "."};
+    size_t n = 0, parts_n = sizeof(parts) / sizeof(parts[0]);
+    unsigned count = rnd(8);
+
+    for (unsigned k = 0; k < count; k++) {
+        unsigned i = rnd((unsigned)parts_n);
+        size_t l = i == parts_n - 3 ? 1 : strlen(parts[i]); /* "\x00" is one byte */
+        if (i == parts_n - 3 && !nul_ok)
+            continue;
+        memcpy(buf + n, parts[i], l);
+        n += l;
+    }
+    buf[n] = '\0';
+    *len = n;
+}
+
+static struct json_object *rnd_value(int depth)
+{
+    char text[64];
+    size_t len;
+
+    switch (rnd(depth > 4 ? 7 : 9)) {
+    case 0: return NULL;
+    case 1: return json_object_new_boolean((int)rnd(2));
+    case 2: {
+        static const int64_t ints[] = {0, 1, -1, 9, 10, 1099, INT64_MAX, INT64_MIN, -1234567890123};
+        return json_object_new_int64(ints[rnd(9)]);
+    }
+    case 3: {
+        static const uint64_t u[] = {(uint64_t)INT64_MAX + 1, UINT64_MAX, 0xAA00000000000001ull};
+        return json_object_new_uint64(u[rnd(3)]);
+    }
+    case 4: {
+        static const char *const d[] = {"1.50", "0.1", "-2.5e-3", "1E+20", "3.0"};
+        struct json_object *o;
+        if (rnd(2))
+            return json_object_new_double(rnd(2) ? 0.1 : -1234.5);
+        o = json_tokener_parse(d[rnd(5)]); /* json-c keeps the text */
+        return o;
+    }
+    case 5:
+    case 6:
+        rnd_text(text, &len, 1);
+        return json_object_new_string_len(text, (int)len);
+    case 7: {
+        struct json_object *o = json_object_new_object();
+        for (unsigned k = rnd(4); k > 0; k--) {
+            rnd_text(text, &len, 0);
+            json_object_object_add(o, text, rnd_value(depth + 1));
+        }
+        return o;
+    }
+    default: {
+        struct json_object *a = json_object_new_array();
+        for (unsigned k = rnd(4); k > 0; k--)
+            json_object_array_add(a, rnd_value(depth + 1));
+        return a;
+    }
+    }
+}
+
+START_TEST(writer_is_jsonc)
+{
+    struct kytos_error e = {0};
+
+    for (int k = 0; k < 3000; k++) {
+        struct json_object *v = rnd_value(k % 3), *doc = json_object_new_object();
+        struct kh_buf b = {0};
+        char want[8192];
+        const char *jc;
+        ck_assert_int_eq(kh_json_write(&b, v, 1, "t", &e), 0);
+        jc = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        ck_assert_msg(b.n == strlen(jc) && !memcmp(b.p, jc, b.n), "writer %s, json-c %s", b.p, jc);
+        /* a document gets "_id" first when it has none */
+        json_object_object_add(doc, "v", v);
+        b.n = 0;
+        ck_assert_int_eq(kh_doc_write(&b, doc, "i/d\"\xc3\xa9", &e), 0);
+        snprintf(want, sizeof(want), "{\"_id\":\"i/d\\\"\xc3\xa9\",%s",
+                 json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) + 1);
+        ck_assert_str_eq(b.p, want);
+        json_object_put(doc);
+        kh_buf_free(&b);
+    }
+}
+END_TEST
+
+/* The writer refuses what kh_value_check refuses, with the same message. */
+START_TEST(writer_checks)
+{
+    static const char *const bad_strings[] = {"\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                              "\xe2\x82", NULL};
+    struct json_object *deep = json_object_new_object(), *cur = deep;
+
+    for (int k = 0; bad_strings[k]; k++) {
+        struct json_object *vals[2];
+        vals[0] = json_object_new_string(bad_strings[k]);
+        vals[1] = json_object_new_object();
+        json_object_object_add(vals[1], bad_strings[k], json_object_new_int(1));
+        for (int j = 0; j < 2; j++) {
+            struct kytos_error e1 = {0}, e2 = {0};
+            struct kh_buf b = {0};
+            ck_assert_int_eq(kh_json_write(&b, vals[j], 1, "doc", &e1), KYTOS_EINVAL);
+            ck_assert_int_eq(kh_value_check(vals[j], 1, "doc", &e2), KYTOS_EINVAL);
+            ck_assert_str_eq(e1.message, e2.message);
+            kh_buf_free(&b);
+            json_object_put(vals[j]);
+        }
+    }
+    for (int k = 0; k < 100; k++) {
+        struct json_object *n = json_object_new_object();
+        json_object_object_add(cur, "d", n);
+        cur = n;
+    }
+    json_object_object_add(cur, "nan", json_object_new_double(0.0 / 0.0));
+    {
+        struct kytos_error e1 = {0}, e2 = {0};
+        struct kh_buf b = {0};
+        ck_assert_int_eq(kh_json_write(&b, deep, 1, "doc", &e1), KYTOS_EINVAL);
+        ck_assert_int_eq(kh_value_check(deep, 1, "doc", &e2), KYTOS_EINVAL);
+        ck_assert_str_eq(e1.message, e2.message);
+        ck_assert_ptr_nonnull(strstr(e1.message, "deeper"));
+        b.n = 0;
+        ck_assert_int_eq(kh_json_write(&b, json_object_object_get(cur, "nan"), 100, "doc", &e1), KYTOS_EINVAL);
+        ck_assert_ptr_nonnull(strstr(e1.message, "NaN"));
+        kh_buf_free(&b);
+    }
+    json_object_put(deep);
+}
+END_TEST
+
+/* Splicing a document's text = applying the update and writing it. */
+START_TEST(splice_is_apply)
+{
+    static const char *const keys[] = {"a", "b", "state", "o", "x\\y", "\xc3\xa9", "0", "sl/ash"};
+    static const char *const upaths[] = {"a", "b", "state", "o", "x\\y", "\xc3\xa9", "0", "sl/ash",
+                                         "o.p", "o.q.r", "o.q.s", "n.m", "b.c", "o.\xc3\xa9"};
+    struct kytos_error e = {0};
+    int spliced = 0;
+
+    for (int k = 0; k < 3000; k++) {
+        struct json_object *doc = json_object_new_object(), *upd = json_object_new_object();
+        struct json_object *set = json_object_new_object(), *unset = json_object_new_object(), *copy = NULL;
+        struct kh_buf text = {0}, out = {0}, want = {0};
+        struct kh_plan p;
+        int rc;
+        json_object_object_add(doc, "_id", json_object_new_string("id"));
+        for (int j = 0; j < 8; j++) {
+            if (!rnd(2) || (j == 4 && rnd(4))) /* "x\\y" is written escaped: the general path */
+                continue;
+            if (j == 3 && rnd(4)) {
+                /* mostly an object, so that nested paths go into it */
+                struct json_object *o = json_object_new_object();
+                if (rnd(2))
+                    json_object_object_add(o, "p", rnd_value(3));
+                if (rnd(2))
+                    json_object_object_add(o, "q", rnd(3) ? json_object_new_object() : rnd_value(3));
+                json_object_object_add(o, "z", json_object_new_int(1));
+                json_object_object_add(doc, keys[j], o);
+            } else {
+                json_object_object_add(doc, keys[j], rnd_value(2));
+            }
+        }
+        for (int j = 0; j < 14; j++) {
+            unsigned r = rnd(4);
+            if (r == 1)
+                json_object_object_add(set, upaths[j], rnd_value(2));
+            else if (r == 2)
+                json_object_object_add(unset, upaths[j], json_object_new_int(1));
+        }
+        if (!json_object_object_length(set) && !json_object_object_length(unset))
+            json_object_object_add(set, "a", json_object_new_int(1));
+        if (json_object_object_length(set))
+            json_object_object_add(upd, "$set", set);
+        else
+            json_object_put(set);
+        if (json_object_object_length(unset))
+            json_object_object_add(upd, "$unset", unset);
+        else
+            json_object_put(unset);
+        if (kh_update_check(upd, &e) < 0) /* paths in conflict */
+            goto next;
+        ck_assert_int_eq(kh_json_write(&text, doc, 1, "d", &e), 0);
+        ck_assert_int_eq(kh_plan_make(&p, upd, &out, &e), 0);
+        ck_assert(p.text_ok);
+        size_t off = out.n;
+        rc = kh_plan_splice(&p, text.p, text.n, &out, &e);
+        ck_assert_int_ge(rc, 0);
+        ck_assert_int_eq(json_object_deep_copy(doc, &copy, NULL), 0);
+        if (kh_update_apply(copy, upd, 0, &e) < 0) {
+            /* a scalar in the way: never spliced */
+            ck_assert_int_eq(rc, 1);
+            goto next;
+        }
+        ck_assert_int_eq(kh_json_write(&want, copy, 1, "d", &e), 0);
+        if (rc == 0) {
+            spliced++;
+            ck_assert_msg(out.n - off == want.n && !memcmp(out.p + off, want.p, want.n),
+                          "spliced %s\nwanted  %s\nupdate  %s", out.p + off, want.p,
+                          json_object_to_json_string(upd));
+        }
+next:
+        kh_buf_free(&text);
+        kh_buf_free(&out);
+        kh_buf_free(&want);
+        json_object_put(doc);
+        json_object_put(copy);
+        json_object_put(upd);
+    }
+    ck_assert_int_gt(spliced, 500);
+}
+END_TEST
+
+/* Stored text the splicer is not sure of goes to the general path. */
+START_TEST(splice_checks)
+{
+    static const char *const unsure[] = {
+        "", "[]", "{", "{\"a\":1", "{\"a\":1,}", "{\"a\":1}x", "{\"a\" 1}", "{a:1}", "{\"a\":01}",
+        "{\"a\":1e999}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":tru}", "{\"a\":\"\\u0041\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\u002f\"}", "{\"\\u0061\":1}",
+        "{\"a\\\"\":1}", "{\"a\":\"\x01\"}", "{\"a\":\"\xff\"}", "{\"a\":[1,]}", "{\"a\":\"x\\q\"}",
+        "{\"a\":184467440737095516150}", "{\"a\":18446744073709551616}", "{\"a\":-9223372036854775809}",
+        "{\"a\":NaN}", "{\"a\":'x'}", NULL};
+    struct json_object *upd = J("{\"$set\": {\"b\": 2}, \"$unset\": {\"c\": 1}}");
+    struct kytos_error e = {0};
+    struct kh_plan p;
+    struct kh_buf b = {0};
+    char deep[512];
+    size_t off;
+
+    ck_assert_int_eq(kh_plan_make(&p, upd, &b, &e), 0);
+    off = b.n;
+    for (int k = 0; unsure[k]; k++) {
+        ck_assert_msg(kh_plan_splice(&p, unsure[k], strlen(unsure[k]), &b, &e) == 1, "%s", unsure[k]);
+        ck_assert_int_eq(b.n, off);
+    }
+    /* nesting: 100 levels are a document's limit */
+    for (int d = 99; d <= 100; d++) {
+        int n = 0;
+        n += snprintf(deep + n, sizeof(deep) - (size_t)n, "{\"a\":");
+        for (int k = 1; k < d; k++)
+            deep[n++] = '[';
+        deep[n++] = '1';
+        for (int k = 1; k < d; k++)
+            deep[n++] = ']';
+        n += snprintf(deep + n, sizeof(deep) - (size_t)n, "}");
+        ck_assert_int_eq(kh_plan_splice(&p, deep, (size_t)n, &b, &e), d == 99 ? 0 : 1);
+        b.n = off;
+    }
+    /* what JSON allows is read as JSON */
+    {
+        const char *t = " {\t\"c\" : [ 1 , { } , [ ] ] ,\r\n\"a\" : -0.5e-3 , \"u\":18446744073709551615,"
+                        " \"i\":-9223372036854775808, \"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\xc3\xa9\" } ";
+        ck_assert_int_eq(kh_plan_splice(&p, t, strlen(t), &b, &e), 0);
+        ck_assert_str_eq(b.p + off, "{\"a\" : -0.5e-3,\"u\":18446744073709551615,\"i\":-9223372036854775808,"
+                                    "\"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\xc3\xa9\",\"b\":2}");
+        b.n = off;
+        ck_assert_int_eq(kh_plan_splice(&p, "{}", 2, &b, &e), 0);
+        ck_assert_str_eq(b.p + off, "{\"b\":2}");
+    }
+    kh_buf_free(&b);
+    json_object_put(upd);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store_doc");
@@ -140,6 +420,10 @@ int main(void)
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, filters);
     tcase_add_test(tc, updates);
+    tcase_add_test(tc, writer_is_jsonc);
+    tcase_add_test(tc, writer_checks);
+    tcase_add_test(tc, splice_is_apply);
+    tcase_add_test(tc, splice_checks);
     suite_add_tcase(s, tc);
     return kytos_check_run(s);
 }

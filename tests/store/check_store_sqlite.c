@@ -165,6 +165,99 @@ START_TEST(corrupt_rows_are_errors)
 }
 END_TEST
 
+/* Patches of stored text that the store did not write: the fast paths
+ * must not read it differently from json-c. */
+START_TEST(patch_foreign_text)
+{
+    struct kytos_error e = {0};
+    struct json_object *d = json_tokener_parse("{\"a\": 1}"), *o = NULL;
+    char path[300];
+    kh_store *s = open_disk();
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_put(s, "c", "seed", d, &e), 0);
+    kh_store_close(s);
+    snprintf(path, sizeof(path), "%s/store.db", dir);
+    sql(path, "INSERT INTO \"c:c\" VALUES('bad', '{\"a\": [1,');"
+              "INSERT INTO \"c:c\" VALUES('arr', '[1,2]');"
+              "INSERT INTO \"c:c\" VALUES('esc', '{\"a\\u0062\": 1, \"n\": [1, 2]}');"
+              "INSERT INTO \"c:c\" VALUES('ws', ' { \"a\" : 1 , \"b\" : [ 1 , 2 ] , \"c\" : { } } ');"
+              "INSERT INTO \"c:c\" VALUES('inf', '{\"a\": 1e999}');"
+              "INSERT INTO \"c:c\" VALUES('utf', '{\"a\": \"\xff\"}')");
+    s = open_dir(dir, NULL, &e);
+    ck_assert_msg(s != NULL, "%s", e.message);
+    for (int k = 0; k < 2; k++) {
+        const char *u = k ? "{\"$set\": {\"z.y\": 2}}" : "{\"$set\": {\"z\": 2}}";
+        struct json_object *upd = json_tokener_parse(u);
+        ck_assert_int_eq(kh_store_patch(s, "c", "bad", upd, 0, NULL, &e), KYTOS_EIO);
+        ck_assert_msg(strstr(e.message, "corrupt") != NULL, "%s", e.message);
+        ck_assert_int_eq(kh_store_patch(s, "c", "arr", upd, 0, NULL, &e), KYTOS_EIO);
+        /* what a document may not hold, kept */
+        ck_assert_int_eq(kh_store_patch(s, "c", "inf", upd, 0, NULL, &e), KYTOS_EINVAL);
+        ck_assert_msg(strstr(e.message, "Infinity") != NULL, "%s", e.message);
+        ck_assert_int_eq(kh_store_patch(s, "c", "utf", upd, 0, NULL, &e), KYTOS_EINVAL);
+        ck_assert_msg(strstr(e.message, "UTF-8") != NULL, "%s", e.message);
+        json_object_put(upd);
+    }
+    /* replaced, it is gone */
+    d = json_tokener_parse("{\"$set\": {\"a\": 2}}");
+    ck_assert_int_eq(kh_store_patch(s, "c", "inf", d, 0, NULL, &e), 0);
+    json_object_put(d);
+    /* "a\u0062" is "ab": replaced, not doubled */
+    d = json_tokener_parse("{\"$set\": {\"ab\": 2}}");
+    ck_assert_int_eq(kh_store_patch(s, "c", "esc", d, 0, NULL, &e), 0);
+    json_object_put(d);
+    ck_assert_int_eq(kh_store_get(s, "c", "esc", &o, &e), 0);
+    ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "{\"ab\":2,\"n\":[1,2]}");
+    json_object_put(o);
+    /* white space is JSON */
+    d = json_tokener_parse("{\"$set\": {\"a\": 2, \"d\": 3}, \"$unset\": {\"c\": 1}}");
+    ck_assert_int_eq(kh_store_patch(s, "c", "ws", d, 0, NULL, &e), 0);
+    json_object_put(d);
+    ck_assert_int_eq(kh_store_get(s, "c", "ws", &o, &e), 0);
+    ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "{\"a\":2,\"b\":[1,2],\"d\":3}");
+    json_object_put(o);
+    json_object_put(d = NULL);
+    kh_store_close(s);
+    rm_dir();
+}
+END_TEST
+
+/* A patch may not grow a document past the limit, on any path. */
+START_TEST(patch_too_big)
+{
+    struct kytos_error e = {0};
+    size_t n = 9u << 20;
+    char *big = malloc(n + 1);
+    struct json_object *d = json_object_new_object(), *u1, *u2;
+    kh_store *s = open_disk();
+
+    ck_assert_ptr_nonnull(s);
+    memset(big, 'x', n);
+    big[n] = '\0';
+    json_object_object_add(d, "x", json_object_new_string(big));
+    json_object_object_add(d, "o", json_object_new_object());
+    ck_assert_int_eq(kh_store_put(s, "c", "big", d, &e), 0);
+    u1 = json_object_new_object();
+    json_object_object_add(u1, "$set", json_object_new_object());
+    json_object_object_add(json_object_object_get(u1, "$set"), "y", json_object_new_string(big));
+    u2 = json_object_new_object();
+    json_object_object_add(u2, "$set", json_object_new_object());
+    json_object_object_add(json_object_object_get(u2, "$set"), "o.y", json_object_new_string(big));
+    ck_assert_int_eq(kh_store_patch(s, "c", "big", u1, 0, NULL, &e), KYTOS_ETOOBIG);
+    ck_assert_int_eq(kh_store_patch(s, "c", "big", u2, 0, NULL, &e), KYTOS_ETOOBIG);
+    /* replacing the big value instead fits */
+    json_object_object_del(json_object_object_get(u1, "$set"), "y");
+    json_object_object_add(json_object_object_get(u1, "$set"), "x", json_object_new_string(big));
+    ck_assert_int_eq(kh_store_patch(s, "c", "big", u1, 0, NULL, &e), 0);
+    free(big);
+    json_object_put(d);
+    json_object_put(u1);
+    json_object_put(u2);
+    close_disk(s);
+}
+END_TEST
+
 START_TEST(options)
 {
     struct kytos_error e = {0};
@@ -210,6 +303,8 @@ int main(void)
     tcase_add_test(tc, reopen_keeps_data_and_indexes);
     tcase_add_test(tc, newer_schema_refused);
     tcase_add_test(tc, corrupt_rows_are_errors);
+    tcase_add_test(tc, patch_foreign_text);
+    tcase_add_test(tc, patch_too_big);
     tcase_add_test(tc, options);
     suite_add_tcase(s, tc);
 #endif

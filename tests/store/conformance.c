@@ -288,6 +288,163 @@ START_TEST(patch_errors)
 }
 END_TEST
 
+/* Patch a copy of doc both ways (with out, and without out, which the
+ * embedded store applies to the stored text); both must give want, or
+ * both fail with code. */
+static void patch_both(const char *c, const char *doc, const char *upd, unsigned flags, int code,
+                       const char *want)
+{
+    struct json_object *out = NULL, *a, *b;
+
+    if (doc) {
+        put(c, "via_out", doc);
+        put(c, "via_text", doc);
+    }
+    if (code) {
+        FAILS(code, kh_store_patch(S, c, "via_out", J(upd), flags, &out, &E));
+        FAILS(code, kh_store_patch(S, c, "via_text", J(upd), flags, NULL, &E));
+    } else {
+        OK(kh_store_patch(S, c, "via_out", J(upd), flags, &out, &E));
+        keep(out);
+        OK(kh_store_patch(S, c, "via_text", J(upd), flags, NULL, &E));
+    }
+    a = keep(json_object_get(get(c, "via_out")));
+    b = keep(json_object_get(get(c, "via_text")));
+    json_object_object_del(a, "_id");
+    json_object_object_del(b, "_id");
+    /* the same members in the same order */
+    ck_assert_msg(!strcmp(T(a), T(b)), "with out: %s, without: %s (%s)", T(a), T(b), upd);
+    if (want)
+        assert_json(a, want);
+    if (out) {
+        json_object_object_del(out, "_id");
+        ck_assert_msg(!strcmp(T(out), T(a)), "out %s, stored %s", T(out), T(a));
+    }
+}
+
+START_TEST(patch_paths)
+{
+    const char *c = C("paths");
+    const char *doc = "{\"a\": 5, \"s\": \"x\", \"o\": {\"p\": 1, \"q\": {\"r\": [1, 2]}}, \"arr\": [10, {\"e\": 1}],"
+                      " \"n\": null, \"cookie\": 18446744073709551615}";
+
+    /* one segment: in place, appended, removed */
+    patch_both(c, doc, "{\"$set\": {\"s\": \"y\", \"new\": {\"k\": [1, {\"z\": null}]}, \"a\": 6},"
+                       " \"$unset\": {\"n\": 1, \"missing\": 1}}", 0, 0,
+               "{\"a\": 6, \"s\": \"y\", \"o\": {\"p\": 1, \"q\": {\"r\": [1, 2]}}, \"arr\": [10, {\"e\": 1}],"
+               " \"cookie\": 18446744073709551615, \"new\": {\"k\": [1, {\"z\": null}]}}");
+    /* setting an object or array over another value, and back */
+    patch_both(c, doc, "{\"$set\": {\"o\": [1, 2, 3], \"arr\": {\"x\": 1}}}", 0, 0, NULL);
+    /* nested: created, replaced, removed */
+    patch_both(c, doc, "{\"$set\": {\"o.q.r\": \"flat\", \"o.t.u\": 1, \"x.y.z\": true},"
+                       " \"$unset\": {\"o.p\": 1, \"nope.nope\": 1}}", 0, 0,
+               "{\"a\": 5, \"s\": \"x\", \"o\": {\"q\": {\"r\": \"flat\"}, \"t\": {\"u\": 1}},"
+               " \"arr\": [10, {\"e\": 1}], \"n\": null, \"cookie\": 18446744073709551615,"
+               " \"x\": {\"y\": {\"z\": true}}}");
+    /* through arrays by index */
+    patch_both(c, doc, "{\"$set\": {\"arr.1.e\": 2, \"o.q.r.0\": 7}, \"$unset\": {\"arr.0\": 1}}", 0, 0,
+               "{\"a\": 5, \"s\": \"x\", \"o\": {\"p\": 1, \"q\": {\"r\": [7, 2]}}, \"arr\": [null, {\"e\": 2}],"
+               " \"n\": null, \"cookie\": 18446744073709551615}");
+    /* a scalar or null in the way: nothing changes */
+    patch_both(c, doc, "{\"$set\": {\"a.b\": 1}}", 0, KYTOS_EFILTER, NULL);
+    patch_both(c, doc, "{\"$set\": {\"s.b.c\": 1, \"ok\": 1}}", 0, KYTOS_EFILTER, NULL);
+    patch_both(c, doc, "{\"$set\": {\"n.b\": 1}}", 0, KYTOS_EFILTER, NULL);
+    /* $unset under a scalar: nothing to remove */
+    patch_both(c, doc, "{\"$unset\": {\"a.b\": 1, \"s.0\": 1}}", 0, 0, NULL);
+    /* field names that need care: escaped in JSON, not ASCII, digits */
+    patch_both(c, "{\"a\\\\b\": 1, \"q\\\"t\": 2, \"\\u00e9t\\u00e9\": 3, \"0\": 4}",
+               "{\"$set\": {\"a\\\\b\": 10, \"\\u00e9t\\u00e9\": 30, \"0\": 40, \"sl/ash\": 5}}", 0, 0,
+               "{\"a\\\\b\": 10, \"q\\\"t\": 2, \"\\u00e9t\\u00e9\": 30, \"0\": 40, \"sl/ash\": 5}");
+    patch_both(c, NULL, "{\"$set\": {\"a\\\\b\": 11}, \"$unset\": {\"0\": 1}}", 0, 0,
+               "{\"a\\\\b\": 11, \"q\\\"t\": 2, \"\\u00e9t\\u00e9\": 30, \"sl/ash\": 5}");
+    /* strings with escapes and control characters, kept exactly */
+    patch_both(c, doc, "{\"$set\": {\"s\": \"tab\\t nl\\n nul\\u0000 q\\\" bs\\\\ sl/ \\u001f \\u00e9\"}}", 0, 0,
+               NULL);
+    /* only $setOnInsert on an existing document: nothing changes */
+    patch_both(c, doc, "{\"$setOnInsert\": {\"a\": 1}}", KYTOS_STORE_UPSERT, 0, NULL);
+    assert_json(get(c, "via_text"), "{\"_id\": \"via_text\", \"a\": 5, \"s\": \"x\", \"o\": {\"p\": 1,"
+                                    " \"q\": {\"r\": [1, 2]}}, \"arr\": [10, {\"e\": 1}], \"n\": null,"
+                                    " \"cookie\": 18446744073709551615}");
+}
+END_TEST
+
+START_TEST(patch_upsert_paths)
+{
+    const char *c = C("upserts");
+    struct json_object *out = NULL;
+    const char *upds[] = {
+        "{\"$set\": {\"state\": \"pending\", \"flow\": {\"cookie\": 18446744073709551615}},"
+        " \"$setOnInsert\": {\"inserted_at\": \"t0\"}, \"$unset\": {\"gone\": 1}}",
+        "{\"$setOnInsert\": {\"inserted_at\": \"t0\"}, \"$set\": {\"a.b\": 1, \"a.c\": [2]}}",
+        "{\"$set\": {\"x\": 1}}",
+    };
+    const char *wants[] = {
+        "{\"state\": \"pending\", \"flow\": {\"cookie\": 18446744073709551615}, \"inserted_at\": \"t0\"}",
+        "{\"inserted_at\": \"t0\", \"a\": {\"b\": 1, \"c\": [2]}}",
+        "{\"x\": 1}",
+    };
+
+    for (int k = 0; k < 3; k++) {
+        char id1[16], id2[16];
+        struct json_object *a, *b;
+        snprintf(id1, sizeof(id1), "o%d", k);
+        snprintf(id2, sizeof(id2), "t%d", k);
+        OK(kh_store_patch(S, c, id1, J(upds[k]), KYTOS_STORE_UPSERT, &out, &E));
+        keep(out);
+        OK(kh_store_patch(S, c, id2, J(upds[k]), KYTOS_STORE_UPSERT, NULL, &E));
+        a = keep(json_object_get(get(c, id1)));
+        b = keep(json_object_get(get(c, id2)));
+        json_object_object_del(a, "_id");
+        json_object_object_del(b, "_id");
+        ck_assert_msg(!strcmp(T(a), T(b)), "with out: %s, without: %s", T(a), T(b));
+        assert_json(a, wants[k]);
+        /* again: now an update, $setOnInsert left alone */
+        OK(kh_store_patch(S, c, id2, J("{\"$set\": {\"later\": 1}, \"$setOnInsert\": {\"inserted_at\": \"t9\"}}"),
+                          KYTOS_STORE_UPSERT, NULL, &E));
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(get(c, id2), "later")), "1");
+        if (k < 2)
+            ck_assert_str_eq(json_object_get_string(json_object_object_get(get(c, id2), "inserted_at")), "t0");
+    }
+    /* without upsert, nothing is made */
+    FAILS(KYTOS_ENOTFOUND, kh_store_patch(S, c, "none", J("{\"$set\": {\"x\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_ENOTFOUND, kh_store_patch(S, c, "none", J("{\"$set\": {\"x.y\": 1}}"), 0, NULL, &E));
+    FAILS(KYTOS_ENOTFOUND, kh_store_get(S, c, "none", &out, &E));
+}
+END_TEST
+
+START_TEST(patch_indexes)
+{
+    const char *c = C("pidx");
+
+    OK(kh_store_index(S, c, "tags", J("{\"tags\": 1}"), 0, &E));
+    OK(kh_store_index(S, c, "deep", J("{\"m.n\": 1}"), 0, &E));
+    OK(kh_store_index(S, c, "fid", J("{\"flow_id\": 1}"), KYTOS_STORE_UNIQUE, &E));
+    put(c, "a", "{\"tags\": \"x\", \"m\": {\"n\": 1}, \"flow_id\": \"fa\"}");
+    put(c, "b", "{\"tags\": \"y\", \"m\": {\"n\": 2}, \"flow_id\": \"fb\"}");
+    ck_assert_str_eq(idset(c, "{\"tags\": \"x\"}"), "a");
+    /* patches that turn the indexes multikey: finds still see into the arrays */
+    OK(kh_store_patch(S, c, "b", J("{\"$set\": {\"tags\": [\"x\", \"z\"]}}"), 0, NULL, &E));
+    ck_assert_str_eq(idset(c, "{\"tags\": \"x\"}"), "a,b");
+    ck_assert_str_eq(idset(c, "{\"tags\": \"z\"}"), "b");
+    OK(kh_store_patch(S, c, "a", J("{\"$set\": {\"m\": [{\"n\": 5}]}}"), 0, NULL, &E));
+    ck_assert_str_eq(idset(c, "{\"m.n\": 5}"), "a");
+    OK(kh_store_patch(S, c, "c", J("{\"$set\": {\"m.n\": 7}, \"$setOnInsert\": {\"tags\": [\"w\"]}}"),
+                      KYTOS_STORE_UPSERT, NULL, &E));
+    ck_assert_str_eq(idset(c, "{\"tags\": \"w\"}"), "c");
+    ck_assert_str_eq(idset(c, "{\"m.n\": 7}"), "c");
+    /* the unique index holds on every path */
+    FAILS(KYTOS_EEXIST, kh_store_patch(S, c, "b", J("{\"$set\": {\"flow_id\": \"fa\"}}"), 0, NULL, &E));
+    FAILS(KYTOS_EEXIST, kh_store_patch(S, c, "b", J("{\"$set\": {\"flow_id\": \"fa\", \"m.n\": 3}}"), 0, NULL, &E));
+    FAILS(KYTOS_EEXIST, kh_store_patch(S, c, "d", J("{\"$set\": {\"flow_id\": \"fa\"}}"), KYTOS_STORE_UPSERT,
+                                       NULL, &E));
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(get(c, "b"), "flow_id")), "fb");
+    ck_assert_str_eq(idset(c, "{\"flow_id\": \"fa\"}"), "a");
+    OK(kh_store_patch(S, c, "b", J("{\"$set\": {\"flow_id\": \"fb2\"}}"), 0, NULL, &E));
+    ck_assert_str_eq(idset(c, "{\"flow_id\": \"fb2\"}"), "b");
+    ck_assert_int_eq(count(c, "{\"flow_id\": \"fb\"}"), 0);
+}
+END_TEST
+
 static void load_flows(const char *c)
 {
     put(c, "f1", "{\"switch\": \"s1\", \"state\": \"installed\", \"flow\": {\"priority\": 10, \"cookie\": 1,"
@@ -894,6 +1051,9 @@ Suite *store_conformance_suite(const struct conf_backend *b)
     tcase_add_test(tc, patch_set_unset);
     tcase_add_test(tc, patch_upsert);
     tcase_add_test(tc, patch_errors);
+    tcase_add_test(tc, patch_paths);
+    tcase_add_test(tc, patch_upsert_paths);
+    tcase_add_test(tc, patch_indexes);
     tcase_add_test(tc, find_equality);
     tcase_add_test(tc, find_operators);
     tcase_add_test(tc, find_arrays);
