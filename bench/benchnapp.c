@@ -1,9 +1,15 @@
 /* bench/benchnapp.c - kytos/bench: the kytosd side of the ceiling
  * comparison.  GET fixed8k answers the same 8 KB JSON as bench/ceiling
  * (inline, as GET topology/v3 serves a cached body); POST sink reads the
- * parsed body and answers 202. */
+ * parsed body and answers 202.  POST evc_checked and evc_unchecked take
+ * mef_eline's EVC create body, the first checked against mef_eline's real
+ * NewCircuit operation (bound by operationId), the second only parsed:
+ * the difference is what OpenAPI validation costs a request. */
 #include "body8k.h"
 #include <kytos/kytos.h>
+
+extern const char bench_openapi[];
+extern const size_t bench_openapi_len;
 
 static char body[8700];
 static size_t body_len;
@@ -21,10 +27,27 @@ static int sink(kytos_req *req, void *ud)
     return kytos_resp_raw(req, 202, "application/json", accepted, sizeof accepted - 1);
 }
 
+static int created(kytos_req *req, void *ud)
+{
+    static const char answer[] = "{\"circuit_id\":\"0123456789abcd\",\"deployed\":false}";
+    (void)ud;
+    if (!kytos_req_json(req))
+        return kytos_resp_error(req, 400, "no body");
+    return kytos_resp_static(req, 201, "application/json", answer, sizeof answer - 1, NULL, NULL);
+}
+
 static int bench_init(kytos_napp *n, char **errmsg)
 {
     (void)errmsg;
     body_len = bench_body8k(body, sizeof body);
+    if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                 .method = "POST", .path = "evc_checked",
+                                                 .handler = created, .flags = KYTOS_ROUTE_VALIDATE,
+                                                 .operation = "create_circuit"}) ||
+        kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                 .method = "POST", .path = "evc_unchecked",
+                                                 .handler = created}))
+        return KYTOS_ERROR;
     if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
                                                  .method = "GET", .path = "fixed8k",
                                                  .handler = fixed8k, .flags = KYTOS_ROUTE_INLINE}))
@@ -33,4 +56,5 @@ static int bench_init(kytos_napp *n, char **errmsg)
                                                     .method = "POST", .path = "sink", .handler = sink});
 }
 
-KYTOS_NAPP_DEFINE("kytos", "bench", "0.0.1", KYTOS_NO_DEPS, NULL, 0, 0, bench_init, NULL, NULL);
+KYTOS_NAPP_DEFINE("kytos", "bench", "0.0.1", KYTOS_NO_DEPS, bench_openapi, bench_openapi_len, 0,
+                  bench_init, NULL, NULL);

@@ -8,6 +8,10 @@ bench_openloop_CFLAGS = $(AM_CFLAGS)
 
 check_LTLIBRARIES += bench/benchnapp.la
 bench_benchnapp_la_SOURCES = bench/benchnapp.c bench/body8k.h
+nodist_bench_benchnapp_la_SOURCES = bench/bench_spec.c
+bench/bench_spec.c: $(srcdir)/plugins/mef_eline/openapi.yml $(top_srcdir)/scripts/kytos-embed
+	$(AM_V_GEN)mkdir -p bench && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/mef_eline/openapi.yml bench_openapi > $@
+CLEANFILES += bench/bench_spec.c
 bench_benchnapp_la_CFLAGS = $(NAPP_CC)
 bench_benchnapp_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
 bench_benchnapp_la_LIBADD = $(JSONC_LIBS)

@@ -71,6 +71,7 @@ ceiling_part() {
   mkdir -p "$WORK/benchnapps"
   cp "$B/bench/.libs/benchnapp.so" "$WORK/benchnapps/"
   printf 'wrk.method = "POST"\nwrk.body = "{\\"force\\":true,\\"flows\\":[{\\"priority\\":10,\\"match\\":{\\"in_port\\":1,\\"dl_vlan\\":100},\\"actions\\":[{\\"action_type\\":\\"output\\",\\"port\\":1}]}]}"\nwrk.headers["Content-Type"] = "application/json"\n' >"$WORK/post.lua"
+  printf 'wrk.method = "POST"\nwrk.body = [[{"name": "evpl-dynamic-1000", "dynamic_backup_path": true, "uni_a": {"interface_id": "00:00:00:00:00:00:00:01:1", "tag": {"tag_type": "vlan", "value": 1000}}, "uni_z": {"interface_id": "00:00:00:00:00:00:00:03:1", "tag": {"tag_type": "vlan", "value": 1000}}}]]\nwrk.headers["Content-Type"] = "application/json"\n' >"$WORK/evc.lua"
   for r in $(seq "$REPEAT"); do
     CPORT=$(free_port)
     taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 & CPID=$!
@@ -81,16 +82,23 @@ ceiling_part() {
     start_kytosd "$WORK/benchnapps" || return 1
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/fixed8k" >>"$WORK/k_get"
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/sink" "$WORK/post.lua" >>"$WORK/k_post"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/evc_unchecked" "$WORK/evc.lua" >>"$WORK/k_evc_raw"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/evc_checked" "$WORK/evc.lua" >>"$WORK/k_evc_val"
     stop_pid "$KPID"
   done
   table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx"
   table_row "---" "---" "---" "---" "---" "---"
-  for f in c_get k_get c_post k_post; do
+  for f in c_get k_get c_post k_post k_evc_raw k_evc_val; do
     case $f in c_get) n="ceiling GET 8 KB";; k_get) n="kytosd GET 8 KB (inline route)";;
-      c_post) n="ceiling POST -> 202";; k_post) n="kytosd POST -> 202 (pooled, parsed)";; esac
+      c_post) n="ceiling POST -> 202";; k_post) n="kytosd POST -> 202 (pooled, parsed)";;
+      k_evc_raw) n="kytosd POST EVC body, parsed only";; k_evc_val) n="kytosd POST EVC body, OpenAPI-checked";; esac
     table_row "$n" "$(cut -d' ' -f1 "$WORK/$f" | median)" "$(cut -d' ' -f2 "$WORK/$f" | median)" \
       "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)"
   done
+  awk -v r="$(cut -d' ' -f1 "$WORK/k_evc_raw" | median)" -v v="$(cut -d' ' -f1 "$WORK/k_evc_val" | median)" \
+      -v rc="$(cut -d' ' -f4 "$WORK/k_evc_raw" | median)" -v vc="$(cut -d' ' -f4 "$WORK/k_evc_val" | median)" 'BEGIN {
+    printf "OpenAPI validation of the EVC create body: req/s %.0f -> %.0f (%.1f%% fewer), CPU per request +%.1f%%\n",
+      r, v, (r > 0 ? (r - v) * 100 / r : 0), (rc > 0 ? (vc - rc) * 100 / rc : 0) }'
   for kind in get post; do
     kr=$(cut -d' ' -f1 "$WORK/k_$kind" | median); cr=$(cut -d' ' -f1 "$WORK/c_$kind" | median)
     kc=$(cut -d' ' -f4 "$WORK/k_$kind" | median); cc=$(cut -d' ' -f4 "$WORK/c_$kind" | median)
