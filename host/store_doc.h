@@ -97,9 +97,6 @@ int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id,
 /* The same, into a malloc'd *text. */
 int kh_doc_encode(struct json_object *doc, const char *id, char **text, size_t *len,
                   struct kytos_error *err);
-/* Serialized text (compact, '/' not escaped), valid until o changes or is
- * freed; ETOOBIG past KH_STORE_MAX_DOC. */
-int kh_doc_text(struct json_object *o, const char **text, size_t *len, struct kytos_error *err);
 /* Parse a stored document (hostile: bounded depth, must be an object). */
 struct json_object *kh_doc_parse(const char *text, size_t len, const char *coll,
                                  struct kytos_error *err);
@@ -122,11 +119,13 @@ struct kh_plan_field {
     int kind;                 /* 1 $set, 2 $unset, 3 $setOnInsert */
     const char *key;          /* the dotted path, borrowed from the update */
     int nseg;
+    unsigned short seg[KH_PATH_MAX_SEGS + 1]; /* where segment k starts in key;
+                                                 seg[nseg] = strlen(key) + 1 */
     struct json_object *val;  /* borrowed */
     size_t val_off, val_len;  /* $set, $setOnInsert: the value's text in the buffer */
 };
 struct kh_plan {
-    int n, nset, nunset, nins;
+    int n;
     int text_ok;              /* the $set/$setOnInsert paths are UTF-8 (else the general
                                  path reports them) */
     size_t grow;              /* the $set fields add at most this many bytes */

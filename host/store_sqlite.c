@@ -1,8 +1,8 @@
 /* host/store_sqlite.c - the embedded store: SQLite in WAL mode.
  *
  * Layout: <data_dir>/store.db, one table "c:<collection>" (id TEXT PRIMARY
- * KEY, doc TEXT) per collection, documents as compact JSON text written by
- * json-c (so uint64 values keep their digits), indexes as SQLite
+ * KEY, doc TEXT) per collection, documents as compact JSON text as json-c
+ * writes it (kh_json_write(), so uint64 values keep their digits), indexes as SQLite
  * expression indexes "i:<collection>:<name>" over json_extract() (unique
  * ones over the JSON text of the value, "doc -> path", so they compare
  * exactly), their definitions in kh_indexes, PRAGMA user_version = schema.
@@ -18,6 +18,13 @@
  * synchronous=NORMAL survives a crash or kill -9 of the process (the WAL is
  * in the OS cache); sync = "full" fsyncs every commit, so acknowledged
  * writes survive power loss too.
+ *
+ * Patches are applied to the stored text (kh_plan_splice(), in one UPDATE
+ * through kh_splice()): the document is not parsed into json-c objects and
+ * written again (a caller that wants it back gets the new text parsed),
+ * unless the update needs MongoDB's array rules, an index turns multikey,
+ * or the stored text is something the splicer is not sure of: then the
+ * general path, kh_update_apply(), decides as before.
  *
  * Filters are matched exactly in C (kh_match(), store_filter.c).  Conditions
  * on indexed paths are also given to SQLite, written so they select a
@@ -58,6 +65,7 @@ struct sq_conn {
     sqlite3 *db;
     uint64_t tick;
     struct sq_stmt cache[SQ_CACHE];
+    unsigned char hint[256];      /* hash & 255 -> cache slot + 1 (0: none) */
     struct sq_conn *next_free;
 };
 
@@ -240,10 +248,19 @@ static int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struc
     char *copy;
     int rc;
 
+    if (c->hint[h & 255]) {
+        struct sq_stmt *e = &c->cache[c->hint[h & 255] - 1];
+        if (e->sql && e->hash == h && !strcmp(e->sql, sql)) {
+            e->used = ++c->tick;
+            *out = e->st;
+            return 0;
+        }
+    }
     for (int k = 0; k < SQ_CACHE; k++) {
         struct sq_stmt *e = &c->cache[k];
         if (e->sql && e->hash == h && !strcmp(e->sql, sql)) {
             e->used = ++c->tick;
+            c->hint[h & 255] = (unsigned char)(k + 1);
             *out = e->st;
             return 0;
         }
@@ -264,6 +281,7 @@ static int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struc
     victim->hash = h;
     victim->st = st;
     victim->used = ++c->tick;
+    c->hint[h & 255] = (unsigned char)(victim - c->cache + 1);
     *out = st;
     return 0;
 }
@@ -272,6 +290,24 @@ static void sq_done(sqlite3_stmt *st)
 {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
+}
+
+/* pre "c:<coll>" post into sql[256], as snprintf would, for less on the
+ * per-write path.  It fits: coll is a checked name (KH_STORE_MAX_COLL
+ * bytes) and pre and post are short constants. */
+static void coll_sql(char *sql, const char *pre, const char *coll, const char *post)
+{
+    size_t a = strlen(pre), b = strlen(coll), c = strlen(post);
+
+    if (a + b + c + 4 > 256) {
+        snprintf(sql, 256, "%s", "SELECT RAISE(ABORT, 'collection name too long')");
+        return;
+    }
+    memcpy(sql, pre, a);
+    memcpy(sql + a, "\"c:", 3);
+    memcpy(sql + a + 3, coll, b);
+    sql[a + 3 + b] = '"';
+    memcpy(sql + a + 4 + b, post, c + 1);
 }
 
 /* Run a statement without results. */
@@ -338,6 +374,40 @@ static void sq_match_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, r);
 }
 
+/* kh_splice(ctx, doc): the patched text of doc (kh_plan_splice()), for
+ * UPDATE .. SET doc=kh_splice(..), so that the document is read and
+ * written in one statement.  Where the fast path does not apply it fails
+ * the statement (which then changes nothing) and says why in the context. */
+struct sq_splice {
+    const struct kh_plan *pl;
+    struct kh_buf *b;
+    size_t off, len;              /* the new text in b */
+    int rc;                       /* 1: the general path; < 0: err */
+    struct kytos_error err;
+};
+
+static void sq_splice_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sq_splice *x = sqlite3_value_pointer(argv[0], "kh_splice");
+    const char *text = (const char *)sqlite3_value_text(argv[1]);
+
+    (void)argc;
+    if (!x || !text) {
+        sqlite3_result_error(ctx, "kh_splice() is internal", -1);
+        return;
+    }
+    x->off = x->b->n;
+    x->rc = kh_plan_splice(x->pl, text, (size_t)sqlite3_value_bytes(argv[1]), x->b, &x->err);
+    if (x->rc == 0 && (x->len = x->b->n - x->off) > KH_STORE_MAX_DOC)
+        x->rc = 1; /* the general path reports it */
+    if (x->rc != 0) {
+        sqlite3_result_error(ctx, "kh_splice: not here", -1);
+        return;
+    }
+    /* b is not touched again before the statement is done */
+    sqlite3_result_text(ctx, x->b->p + x->off, (int)x->len, SQLITE_STATIC);
+}
+
 static int conn_open(struct sq_store *s, struct sq_conn *c, int writer, struct kytos_error *err)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
@@ -354,6 +424,9 @@ static int conn_open(struct sq_store *s, struct sq_conn *c, int writer, struct k
     sqlite3_busy_timeout(c->db, SQ_BUSY_MS);
     rc = sqlite3_create_function(c->db, "kh_match", 3, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL,
                                  sq_match_fn, NULL, NULL);
+    if (rc == SQLITE_OK && writer)
+        rc = sqlite3_create_function(c->db, "kh_splice", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL,
+                                     sq_splice_fn, NULL, NULL);
     if (rc != SQLITE_OK)
         return sq_fail(c->db, rc, err, "", NULL);
     if ((rc = sq_exec(c, "PRAGMA cache_size=-8000", err)) < 0 ||
@@ -763,13 +836,11 @@ static int w_store(struct sq_store *s, const char *coll, const char *id, const c
     if (doc && (rc = note_multikey(s, coll, doc, err)) < 0)
         return rc;
     if (mode == 0)
-        snprintf(sql, sizeof(sql),
-                 "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc",
-                 coll);
+        coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc");
     else if (mode == 1)
-        snprintf(sql, sizeof(sql), "INSERT INTO \"c:%s\"(id,doc) VALUES(?1,?2)", coll);
+        coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2)");
     else
-        snprintf(sql, sizeof(sql), "UPDATE \"c:%s\" SET doc=?2 WHERE id=?1", coll);
+        coll_sql(sql, "UPDATE ", coll, " SET doc=?2 WHERE id=?1");
     if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -791,7 +862,7 @@ static int load_doc(struct sq_store *s, struct sq_conn *c, const char *coll, con
 
     (void)s;
     *out = NULL;
-    snprintf(sql, sizeof(sql), "SELECT doc FROM \"c:%s\" WHERE id=?1", coll);
+    coll_sql(sql, "SELECT doc FROM ", coll, " WHERE id=?1");
     if ((rc = sq_prep(c, sql, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -826,61 +897,45 @@ static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_p
 }
 
 /* The fast path of a patch: the stored text patched as text
- * (kh_plan_splice(): no json-c objects, no SQLite JSON functions) and
- * written back by rowid, or for an upsert of a missing document the new
- * document made from the plan.  Returns 0 when done, 1 for the general
- * path, or an error. */
+ * (kh_plan_splice(): no json-c objects, no SQLite JSON functions) in one
+ * UPDATE, or for an upsert of a missing document the new document made
+ * from the plan.  Returns 0 when done, 1 for the general path, or an
+ * error. */
 static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
                           unsigned flags, struct json_object **out, struct kytos_error *err)
 {
-    struct kh_buf *b = &s->wbuf;
-    size_t off = b->n, len;
-    sqlite3_int64 rowid = 0;
+    struct sq_splice x = {.pl = pl, .b = &s->wbuf};
     sqlite3_stmt *st;
     char sql[256];
-    int rc, found;
+    int rc;
 
-    snprintf(sql, sizeof(sql), "SELECT rowid, doc FROM \"c:%s\" WHERE id=?1", coll);
+    coll_sql(sql, "UPDATE ", coll, " SET doc=kh_splice(?2,doc) WHERE id=?1");
     if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_pointer(st, 2, &x, "kh_splice", NULL);
     rc = sqlite3_step(st);
-    if ((found = rc == SQLITE_ROW)) {
-        rowid = sqlite3_column_int64(st, 0);
-        rc = kh_plan_splice(pl, (const char *)sqlite3_column_text(st, 1),
-                            (size_t)sqlite3_column_bytes(st, 1), b, err);
-    } else if (rc == SQLITE_DONE) {
-        rc = 0;
-    } else {
-        rc = sq_fail(s->writer.db, rc, err, coll, id);
-    }
     sq_done(st);
-    if (rc != 0)
-        return rc;
-    if (!found) {
+    if (rc != SQLITE_DONE) {
+        if (x.rc > 0)
+            return 1;
+        if (x.rc < 0)
+            return kh_store_err(err, x.rc, "%s", x.err.message);
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    if (sqlite3_changes(s->writer.db) == 0) {
         if (!(flags & KYTOS_STORE_UPSERT))
             return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-        if ((rc = kh_plan_new_doc(pl, id, b, err)) != 0)
+        x.off = s->wbuf.n;
+        if ((rc = kh_plan_new_doc(pl, id, &s->wbuf, err)) != 0)
             return rc;
-    }
-    if ((len = b->n - off) > KH_STORE_MAX_DOC)
-        return 1; /* the general path reports it */
-    if (!found) {
+        if ((x.len = s->wbuf.n - x.off) > KH_STORE_MAX_DOC)
+            return 1; /* the general path reports it */
         /* plan_multikey() said no index turns multikey: no doc to look at */
-        if ((rc = w_store(s, coll, id, b->p + off, len, NULL, 1, err)) < 0)
+        if ((rc = w_store(s, coll, id, s->wbuf.p + x.off, x.len, NULL, 1, err)) < 0)
             return rc;
-    } else {
-        snprintf(sql, sizeof(sql), "UPDATE \"c:%s\" SET doc=?2 WHERE rowid=?1", coll);
-        if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
-            return rc;
-        sqlite3_bind_int64(st, 1, rowid);
-        sqlite3_bind_text(st, 2, b->p + off, (int)len, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sq_done(st);
-        if (rc != SQLITE_DONE)
-            return sq_fail(s->writer.db, rc, err, coll, id);
     }
-    if (out && !(*out = kh_doc_parse(b->p + off, len, coll, err)))
+    if (out && !(*out = kh_doc_parse(s->wbuf.p + x.off, x.len, coll, err)))
         return err ? err->code : KYTOS_ENOMEM;
     return 0;
 }
@@ -950,7 +1005,7 @@ static int w_delete(struct sq_store *s, const char *coll, const char *id, int *d
     sqlite3_stmt *st;
     int rc;
 
-    snprintf(sql, sizeof(sql), "DELETE FROM \"c:%s\" WHERE id=?1", coll);
+    coll_sql(sql, "DELETE FROM ", coll, " WHERE id=?1");
     if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -1099,7 +1154,6 @@ static void wq_gather(struct sq_store *s)
 {
     struct timespec ts;
     long wait = atomic_load_explicit(&s->commit_ns, memory_order_relaxed);
-    int n = 0;
 
     if (atomic_load_explicit(&s->arriving, memory_order_relaxed) == 0)
         return;
@@ -1107,8 +1161,6 @@ static void wq_gather(struct sq_store *s)
      * this batch waits for, before its own commit */
     if (wait > SQ_GATHER_MAX_US * 1000L)
         wait = SQ_GATHER_MAX_US * 1000L;
-    for (struct sq_wreq *x = s->qhead; x && n < SQ_BATCH_MAX; x = x->next)
-        n++;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_nsec += wait;
     while (ts.tv_nsec >= 1000000000) {
@@ -1116,7 +1168,7 @@ static void wq_gather(struct sq_store *s)
         ts.tv_nsec -= 1000000000;
     }
     s->gathering = 1;
-    while (n < SQ_BATCH_MAX && atomic_load_explicit(&s->arriving, memory_order_relaxed) > 0)
+    while (atomic_load_explicit(&s->arriving, memory_order_relaxed) > 0)
         if (pthread_cond_timedwait(&s->acv, &s->qmu, &ts) != 0)
             break; /* timed out */
     s->gathering = 0;

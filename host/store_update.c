@@ -4,6 +4,7 @@
  * error, two paths that overlap are an error, _id cannot change. */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "store_doc.h"
@@ -200,7 +201,7 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
 {
     int rc;
 
-    p->n = p->nset = p->nunset = p->nins = 0;
+    p->n = 0;
     p->text_ok = 1;
     p->grow = 0;
     json_object_object_foreach(update, op, fields) {
@@ -216,16 +217,17 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
             f->val = val;
             f->nseg = 1;
             f->val_off = f->val_len = 0;
-            for (size_t i = 0; i < klen; i++)
-                f->nseg += key[i] == '.';
-            if (kind == 2) {
-                p->nunset++;
-                continue;
+            f->seg[0] = 0;
+            for (size_t i = 0; i < klen; i++) {
+                if (key[i] != '.')
+                    continue;
+                if (f->nseg == KH_PATH_MAX_SEGS)
+                    return 1; /* kh_update_check refuses it */
+                f->seg[f->nseg++] = (unsigned short)(i + 1);
             }
-            if (kind == 1)
-                p->nset++;
-            else
-                p->nins++;
+            f->seg[f->nseg] = (unsigned short)(klen + 1);
+            if (kind == 2)
+                continue;
             if (!kh_utf8_valid(key, klen))
                 p->text_ok = 0; /* the general path reports it */
             f->val_off = b->n;
@@ -270,6 +272,20 @@ static void skip_ws(struct scan *c)
         c->s++;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* The index of the first byte (in memory order) whose high bit is set in
+ * m, a word loaded with memcpy. */
+static inline unsigned first_flagged(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    return (unsigned)__builtin_clzll(m) >> 3;
+#endif
+}
+
 /* A string at c->s ('"'): 0, or 1 if not sure (see kh_plan_splice). */
 static int scan_str(struct scan *c)
 {
@@ -277,7 +293,25 @@ static int scan_str(struct scan *c)
 
     c->esc = 0;
     while (s < e) {
-        unsigned ch = *s;
+        unsigned ch;
+        /* 8 bytes at a time up to the first '"', '\\', byte below 0x20 or
+         * above 0x7f (the lowest flagged byte is a true one: borrows only
+         * go up) */
+        while (e - s >= 8) {
+            uint64_t x, q, bs, m;
+            memcpy(&x, s, 8);
+            q = x ^ (ONES * '"');
+            bs = x ^ (ONES * '\\');
+            m = ((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS;
+            if (m) {
+                s += first_flagged(m);
+                break;
+            }
+            s += 8;
+        }
+        if (s >= e)
+            break;
+        ch = *s;
         if (ch == '"') {
             c->s = s + 1;
             return 0;
@@ -440,15 +474,10 @@ static int scan_value(struct scan *c, int depth)
 }
 
 /* Segment lvl of field f's path (len in *len). */
-static const char *seg_at(const struct kh_plan_field *f, int lvl, size_t *len)
+static inline const char *seg_at(const struct kh_plan_field *f, int lvl, size_t *len)
 {
-    const char *s = f->key, *dot;
-
-    for (int k = 0; k < lvl; k++)
-        s = strchr(s, '.') + 1;
-    dot = strchr(s, '.');
-    *len = dot ? (size_t)(dot - s) : strlen(s);
-    return s;
+    *len = (size_t)(f->seg[lvl + 1] - f->seg[lvl] - 1);
+    return f->key + f->seg[lvl];
 }
 
 struct splice {

@@ -244,17 +244,6 @@ int kh_value_check(struct json_object *v, int depth, const char *what, struct ky
     }
 }
 
-int kh_doc_text(struct json_object *o, const char **text, size_t *len, struct kytos_error *err)
-{
-    *text = json_object_to_json_string_length(o, KH_JSON_FLAGS, len);
-    if (!*text)
-        return kh_store_err(err, KYTOS_ENOMEM, "out of memory serializing a document");
-    if (*len > KH_STORE_MAX_DOC)
-        return kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", *len,
-                            KH_STORE_MAX_DOC);
-    return 0;
-}
-
 /* ---- the buffer ---- */
 
 int kh_buf_grow(struct kh_buf *b, size_t more)
@@ -350,6 +339,17 @@ static const unsigned char plain[256] = {
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
+/* The index of the first byte (in memory order) whose high bit is set in
+ * m, a word loaded with memcpy. */
+static inline unsigned first_flagged(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    return (unsigned)__builtin_clzll(m) >> 3;
+#endif
+}
+
 /* Escape s[0..len) into o as json-c does: \" \\ \b \f \n \r \t, other
  * bytes below 0x20 as \u00xx (lower case), UTF-8 as it is (checked).  o
  * has room for 6 * len bytes.  Returns the end, or NULL if not UTF-8. */
@@ -359,15 +359,22 @@ static char *escape(char *o, const unsigned char *s, size_t len)
     const unsigned char *e = s + len;
 
     while (s < e) {
-        /* 8 plain bytes at a time: none below 0x20, above 0x7f, '"' or '\\' */
+        /* 8 bytes at a time up to the first one below 0x20 or above 0x7f,
+         * '"' or '\\' (the lowest flagged byte is a true one: borrows only
+         * go up); o has room for all 8 */
         while (e - s >= 8) {
-            uint64_t x, q, bs;
+            uint64_t x, q, bs, m;
             memcpy(&x, s, 8);
             q = x ^ (ONES * '"');
             bs = x ^ (ONES * '\\');
-            if (((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS)
-                break;
+            m = ((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS;
             memcpy(o, &x, 8);
+            if (m) {
+                unsigned k = first_flagged(m);
+                o += k;
+                s += k;
+                break;
+            }
             o += 8;
             s += 8;
         }

@@ -176,6 +176,7 @@ START_TEST(patch_foreign_text)
 
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq(kh_store_put(s, "c", "seed", d, &e), 0);
+    json_object_put(d);
     kh_store_close(s);
     snprintf(path, sizeof(path), "%s/store.db", dir);
     sql(path, "INSERT INTO \"c:c\" VALUES('bad', '{\"a\": [1,');"
@@ -217,7 +218,6 @@ START_TEST(patch_foreign_text)
     ck_assert_int_eq(kh_store_get(s, "c", "ws", &o, &e), 0);
     ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "{\"a\":2,\"b\":[1,2],\"d\":3}");
     json_object_put(o);
-    json_object_put(d = NULL);
     kh_store_close(s);
     rm_dir();
 }

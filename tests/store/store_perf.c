@@ -6,7 +6,8 @@
  * KIND: put, insert, patch ($set of 2 fields, as flow_manager's ack),
  * upsert-new / upsert (flow_manager's add: a bulk of BULK upsert patches
  * that $set the whole flow and $setOnInsert inserted_at, on new or on
- * existing documents), bulk-patch (BULK acks per bulk call), get.
+ * existing documents), bulk-patch (BULK acks per bulk call), bulk-put
+ * (BULK puts per bulk call), get.
  * Documents are ~600-byte flows with a uint64 cookie; the collection has
  * flow_manager's indexes (switch, state).  Only perf_run() does store
  * writes that count, so:
@@ -193,7 +194,8 @@ int main(int argc, char **argv)
         goto usage;
     kind = argv[optind];
     if (strcmp(kind, "put") && strcmp(kind, "insert") && strcmp(kind, "patch") && strcmp(kind, "get") &&
-        strcmp(kind, "upsert-new") && strcmp(kind, "upsert") && strcmp(kind, "bulk-patch"))
+        strcmp(kind, "upsert-new") && strcmp(kind, "upsert") && strcmp(kind, "bulk-patch") &&
+        strcmp(kind, "bulk-put"))
         goto usage;
     if (!memory) {
         snprintf(tmp, sizeof(tmp), "%s/kh-store-perf-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -219,14 +221,16 @@ int main(int argc, char **argv)
     w.ack = json_tokener_parse("{\"$set\": {\"state\": \"installed\", \"updated_at\": \"2026-01-01T00:00:01\"}}");
     for (int k = 0; k < n_ops; k++) {
         id_of(k, w.ids[k], sizeof(w.ids[k]));
-        if (!strcmp(kind, "put") || !strcmp(kind, "insert"))
+        if (!strcmp(kind, "put") || !strcmp(kind, "insert") || !strcmp(kind, "bulk-put"))
             w.docs[k] = flow_doc(k);
         else if (!strncmp(kind, "upsert", 6))
             w.docs[k] = upsert_update(k);
         w.ops[k] = (struct kytos_write){KYTOS_WRITE_PATCH, w.ids[k], w.docs[k] ? w.docs[k] : w.ack,
                                         w.docs[k] ? KYTOS_STORE_UPSERT : 0};
+        if (!strcmp(kind, "bulk-put"))
+            w.ops[k] = (struct kytos_write){KYTOS_WRITE_PUT, w.ids[k], w.docs[k], 0};
     }
-    if (strcmp(kind, "put") && strcmp(kind, "insert") && strcmp(kind, "upsert-new"))
+    if (strcmp(kind, "put") && strcmp(kind, "insert") && strcmp(kind, "upsert-new") && strcmp(kind, "bulk-put"))
         setup_docs();
     t0 = now_s();
     rc = perf_run(kind, &w);
@@ -250,6 +254,7 @@ int main(int argc, char **argv)
     }
     return rc ? 1 : 0;
 usage:
-    fprintf(stderr, "usage: store_perf [-n N] [-b BULK] [-m] put|insert|patch|get|upsert-new|upsert|bulk-patch\n");
+    fprintf(stderr, "usage: store_perf [-n N] [-b BULK] [-m] put|insert|patch|get|upsert-new|upsert|bulk-patch|"
+                    "bulk-put\n");
     return 2;
 }
