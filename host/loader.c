@@ -69,17 +69,22 @@ void kh_napp_crashed(kytos_napp *n, const char *where)
     record_set(h, n->file, n->id, n->version, "crashed", "fault in %s", where);
 }
 
+static void route_free(struct kh_route *r)
+{
+    free(r->method);
+    free(r->path);
+    free(r->rel_path);
+    free(r->pool);
+    free(r->operation);
+    free(r);
+}
+
 static void napp_destroy(kytos_napp *n)
 {
     struct kh_route *r = n->routes;
     while (r) {
         struct kh_route *next = r->next;
-        free(r->method);
-        free(r->path);
-        free(r->rel_path);
-        free(r->pool);
-        free(r->operation);
-        free(r);
+        route_free(r);
         r = next;
     }
     kh_validate_free(n);
@@ -1018,24 +1023,14 @@ int kh_napp_route_add(kytos_napp *n, const struct kytos_route *r)
     rt->operation = HAS(operation) && r->operation ? strdup(r->operation) : NULL;
 #undef HAS
     if (!rt->method || !rt->path || !rt->rel_path) {
-        free(rt->method);
-        free(rt->path);
-        free(rt->rel_path);
-        free(rt->pool);
-        free(rt->operation);
-        free(rt);
+        route_free(rt);
         return KYTOS_ENOMEM;
     }
     /* keep registration order */
     for (pp = &n->routes; *pp; pp = &(*pp)->next) {
         if (!strcmp((*pp)->method, rt->method) && !strcmp((*pp)->path, rt->path)) {
             kh_log(n->logger, KH_ERROR, "route_add: %s %s registered twice", rt->method, rt->path);
-            free(rt->method);
-            free(rt->path);
-            free(rt->rel_path);
-            free(rt->pool);
-            free(rt->operation);
-            free(rt);
+            route_free(rt);
             return KYTOS_EEXIST;
         }
     }
