@@ -52,10 +52,9 @@ static __thread const kh_workpool *current_pool;
 static void *worker_main(void *arg);
 
 /* Threads start on demand, as Python's ThreadPoolExecutor does, so a pool
- * sized like Kytos' (512) costs nothing until the load needs it: one more
- * when every thread is busy, at most one a millisecond, so a burst of
- * CPU-bound jobs does not start hundreds of threads that only compete for
- * the cores, while jobs that block still get threads quickly. */
+ * sized like Kytos' (512) costs nothing until the load needs it; past 16
+ * threads at most one a millisecond, so a burst of CPU-bound jobs does not
+ * start hundreds of threads that only compete for the cores. */
 static void spawn_locked(kh_workpool *p)
 {
     char tname[16];
@@ -89,6 +88,22 @@ static void cond_init_monotonic(pthread_cond_t *c)
     pthread_condattr_destroy(&a);
 }
 
+/* More queued jobs than idle threads: start one more, freely up to 16
+ * threads, then at most one a millisecond.  Checked on every submit and
+ * every dequeue, so a job queued behind busy threads gets one as soon as
+ * the last idle thread takes work. */
+static void maybe_spawn_locked(kh_workpool *p)
+{
+    int64_t now;
+    if (p->count <= p->idle || p->nthreads >= p->max_threads)
+        return;
+    now = mono_ns();
+    if (p->nthreads < 16 || now - p->last_spawn_ns >= 1000000) {
+        p->last_spawn_ns = now;
+        spawn_locked(p);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     kh_workpool *p = arg;
@@ -106,6 +121,7 @@ static void *worker_main(void *arg)
         p->head = (p->head + 1) % p->cap;
         p->count--;
         p->active++;
+        maybe_spawn_locked(p);   /* a job still queued and nobody idle: get it a thread */
         if (p->target_ns) {
             int64_t now = mono_ns();
             if (now - j.queued_ns > p->target_ns) {
@@ -196,13 +212,7 @@ int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
         p->count++;
         if (p->count > p->high_water)
             p->high_water = p->count;
-        if (p->idle == 0) {
-            int64_t now = mono_ns();
-            if (now - p->last_spawn_ns >= 1000000) {
-                p->last_spawn_ns = now;
-                spawn_locked(p);
-            }
-        }
+        maybe_spawn_locked(p);
         pthread_cond_signal(&p->ready);
     } else {
         p->rejected++;
