@@ -206,9 +206,9 @@ def overload_and_shutdown():
     try:
         results = []
 
-        def one():
+        def one(ms=300):
             try:
-                st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=300")
+                st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=%d" % ms)
                 results.append((st, h.get("Retry-After"), data))
             except Exception as e:
                 results.append((repr(e), None, None))
@@ -223,16 +223,22 @@ def overload_and_shutdown():
         t.ok(all(r[1] == "1" and r[2] == b"Service Unavailable" for r in results if r[0] == 503),
              "503 is uvicorn's plain text with Retry-After", results[:3])
         # shutdown while requests run: every accepted request is answered
+        # three slow requests plus the status probe stay within the limit of 4;
+        # SIGTERM goes only once all three are known to be in flight
         results.clear()
-        th = [threading.Thread(target=one) for _ in range(4)]
+        th = [threading.Thread(target=one, args=(1500,)) for _ in range(3)]
         for x in th:
             x.start()
-        time.sleep(0.1)
+
+        def three_in_flight():
+            st, _, js, _ = k.request("GET", "/api/kytos/core/status/")
+            return st == 200 and js["http"]["in_flight"] >= 4
+        seen = k.wait_for(three_in_flight, 10)
         rc = k.stop()
         for x in th:
             x.join()
         codes = [r[0] for r in results]
-        t.ok(rc == 0 and all(c == 200 for c in codes), "SIGTERM under load: in-flight requests answered, exit 0",
+        t.ok(seen and rc == 0 and len(codes) == 3 and all(c == 200 for c in codes), "SIGTERM under load: in-flight requests answered, exit 0",
              (rc, codes, k.logtext()))
         # a second signal forces the exit while a handler still runs
         k2 = Kytosd(napps=["testkit.so"], settings={"shutdown_timeout_ms": 30000})
@@ -245,7 +251,8 @@ def overload_and_shutdown():
         th.start()
         k2.wait_for(lambda: k2.request("GET", "/api/kytos/core/status/")[2]["http"]["in_flight"] >= 2, 5)
         k2.proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)   # the first signal must have been taken before the second
+        # two pending SIGTERMs would merge into one: the second goes once the first was taken
+        k2.wait_for(lambda: "shutting down" in k2.logtext(), 10)
         t0 = time.time()
         rc2 = k2.stop(signal.SIGTERM, timeout=10)
         t.ok(rc2 == 1 and time.time() - t0 < 5, "a second signal forces the exit", (rc2, k2.logtext()))
