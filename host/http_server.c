@@ -28,12 +28,14 @@ struct kh_http {
     unsigned port;
     atomic_int_fast64_t connections;
     atomic_uint_fast64_t connections_total;
+    atomic_int_fast64_t live;    /* requests begun and not yet sent (or dropped) */
 };
 
 struct http_ctx {
     struct MHD_Connection *conn;
     char *raw_target;
     atomic_int ready;        /* response final */
+    atomic_int resume_owed;  /* an inline handler deferred: suspended, not yet resumed */
     int started, dispatched, suspended, queued;
 };
 
@@ -49,6 +51,19 @@ static void http_complete(kytos_req *r)
     atomic_store(&c->ready, 1);
     if (c->suspended)
         MHD_resume_connection(c->conn);
+    else if (atomic_exchange(&c->resume_owed, 0))
+        MHD_resume_connection(c->conn);   /* see defer_inline() */
+}
+
+/* An inline handler returned KYTOS_DEFERRED: the answer comes from another
+ * thread, maybe already.  Suspend, then whoever sees the other side done
+ * (this thread, or http_complete) resumes, exactly once. */
+static void defer_inline(struct http_ctx *c)
+{
+    MHD_suspend_connection(c->conn);
+    atomic_store(&c->resume_owed, 1);
+    if (atomic_load(&c->ready) && atomic_exchange(&c->resume_owed, 0))
+        MHD_resume_connection(c->conn);
 }
 
 static const struct kh_transport http_transport = {http_header, http_complete};
@@ -62,8 +77,10 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 
     if (!r)
         return NULL;
+    atomic_fetch_add(&s->live, 1);
     c = kh_req_alloc(r, sizeof *c);
     if (!c) {
+        atomic_fetch_sub(&s->live, 1);
         kh_req_unref(r);
         return NULL;
     }
@@ -214,6 +231,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
     kh_dispatch_run(r);
     if (atomic_load(&c->ready))
         return queue_response(s, r);
+    defer_inline(c);
     return MHD_YES;
 }
 
@@ -221,10 +239,11 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
                               enum MHD_RequestTerminationCode toe)
 {
     kytos_req *r = *con_cls;
-    (void)cls;
+    struct kh_http *s = cls;
     (void)conn;
     (void)toe;
     if (r) {
+        atomic_fetch_sub(&s->live, 1);
         struct http_ctx *c = r->tp_ctx;
         if (c && c->started && !c->dispatched && !r->status)
             kh_req_set_error(r, 400, "Bad Request");   /* client went away mid-body */
@@ -359,10 +378,20 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     if (!s)
         return;
     fd = MHD_quiesce_daemon(s->d);
-    /* requests in flight finish (or the watchdog answers 504 for them) */
+    /* requests in flight finish (or the watchdog answers 504 for them),
+     * and their answers are written: a request stops counting in_flight
+     * when its answer is final, a little before MHD has sent it */
     while (atomic_load(&s->host->in_flight) > 0 && kh_mono_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
+    }
+    /* (a client that never finishes sending its request is not waited for
+     * past a second) */
+    if (deadline > kh_mono_ns() + 1000000000LL)
+        deadline = kh_mono_ns() + 1000000000LL;
+    while (atomic_load(&s->live) > 0 && kh_mono_ns() < deadline) {
+        struct timespec ts = {0, 2 * 1000000L};
+        nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->d);
     if (fd != MHD_INVALID_SOCKET)

@@ -18,6 +18,7 @@ struct kh_store {
     atomic_int faulty;            /* fast check before taking hmu */
     pthread_mutex_t hmu;
     char fault[256];              /* why unhealthy */
+    struct kh_store_async *async; /* kytos_store_bulk_async's queue */
 };
 
 int kh_store_err(struct kytos_error *err, int code, const char *fmt, ...)
@@ -134,6 +135,12 @@ static int finish(kh_store *s, int op, int rc, const struct kytos_error *e, stru
     return rc;
 }
 
+/* The writer thread counts each async write as a bulk call. */
+static void count_async(void *ctx, int rc, const struct kytos_error *e)
+{
+    finish(ctx, OP_BULK, rc, e, NULL);
+}
+
 int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos_error *err)
 {
     const char *backend = opts && opts->backend && opts->backend[0] ? opts->backend : "sqlite";
@@ -157,6 +164,14 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
         free(s);
         return rc;
     }
+    s->async = kh_store_async_new(s->b, !strcmp(backend, "sqlite") ? kh_store_sqlite_bulk_batch : NULL,
+                                  4096, count_async, s);
+    if (!s->async) {
+        s->b->ops->close(s->b);
+        pthread_mutex_destroy(&s->hmu);
+        free(s);
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    }
     *out = s;
     return 0;
 }
@@ -165,6 +180,7 @@ void kh_store_close(kh_store *s)
 {
     if (!s)
         return;
+    kh_store_async_close(s->async);   /* every queued write first */
     s->b->ops->close(s->b);
     pthread_mutex_destroy(&s->hmu);
     free(s);
@@ -183,6 +199,7 @@ struct json_object *kh_store_status(kh_store *s)
     }
     json_object_object_add(st, "backend", json_object_new_string(s->b->ops->name));
     healthy = s->b->ops->status(s->b, st);
+    kh_store_async_status(s->async, st);
     pthread_mutex_lock(&s->hmu);
     memcpy(fault, s->fault, sizeof(fault));
     if (atomic_load(&s->faulty))
@@ -333,20 +350,18 @@ int kh_store_count(kh_store *s, const char *coll, struct json_object *filter, in
     return finish(s, op, s->b->ops->count(s->b, coll, filter, out ? out : &dummy, &e), &e, err);
 }
 
-int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
-                  struct kytos_error *err)
+/* The argument checks of a bulk write (n > 0); 0 or the error in e. */
+static int check_bulk(const char *coll, const struct kytos_write *ops, size_t n, struct kytos_error *e)
 {
-    struct kytos_error e = {0};
-    int rc, op = OP_BULK;
+    int rc;
 
-    CHECK(kh_store_check_coll(coll, &e));
-    if (n == 0)
-        return finish(s, op, 0, &e, err);
+    if ((rc = kh_store_check_coll(coll, e)) < 0)
+        return rc;
     if (!ops)
-        CHECK(kh_store_err(&e, KYTOS_EINVAL, "bulk: no operations"));
+        return kh_store_err(e, KYTOS_EINVAL, "bulk: no operations");
     if (n > KH_STORE_MAX_BULK)
-        CHECK(kh_store_err(&e, KYTOS_ETOOBIG, "bulk: %zu operations, the limit is %d", n,
-                           KH_STORE_MAX_BULK));
+        return kh_store_err(e, KYTOS_ETOOBIG, "bulk: %zu operations, the limit is %d", n,
+                            KH_STORE_MAX_BULK);
     for (size_t k = 0; k < n; k++) {
         struct kytos_error oe = {0};
         const struct kytos_write *w = &ops[k];
@@ -363,8 +378,62 @@ int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, 
         else
             rc = 0;
         if (rc < 0)
-            CHECK(kh_store_err(&e, rc, "bulk op %zu: %s", k, oe.message));
+            return kh_store_err(e, rc, "bulk op %zu: %s", k, oe.message);
     }
+    return 0;
+}
+
+int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                        kytos_store_done_fn done, void *ud, struct kytos_error *err)
+{
+    struct kytos_error e = {0};
+    struct kh_async_write *w = NULL;
+    size_t k;
+    int rc;
+
+    if (!done)
+        rc = kh_store_err(&e, KYTOS_EINVAL, "bulk_async needs a done callback");
+    else if (n == 0)
+        rc = kh_store_err(&e, KYTOS_EINVAL, "bulk: no operations");
+    else
+        rc = check_bulk(coll, ops, n, &e);
+    if (rc == 0 && (!(w = calloc(1, sizeof *w)) || !(w->ops = calloc(n, sizeof *w->ops)) ||
+                    !(w->coll = strdup(coll))))
+        rc = kh_store_err(&e, KYTOS_ENOMEM, "out of memory");
+    for (k = 0; rc == 0 && k < n; k++) {
+        w->ops[k] = ops[k];
+        w->ops[k].doc = NULL;
+        if (!(w->ops[k].id = strdup(ops[k].id)))
+            rc = kh_store_err(&e, KYTOS_ENOMEM, "out of memory");
+        w->n = k + 1;
+    }
+    if (rc == 0) {
+        for (k = 0; k < n; k++)   /* taken over now, not before: see below */
+            w->ops[k].doc = ops[k].doc;
+        w->done = done;
+        w->ud = ud;
+        if ((rc = kh_store_async_submit(s->async, w, &e)) == 0)
+            return 0;
+        for (k = 0; k < n; k++)
+            w->ops[k].doc = NULL;
+    }
+    /* refused: the docs are still the caller's references, which we took */
+    for (k = 0; ops && k < n; k++)
+        json_object_put(ops[k].doc);
+    kh_store_async_free(w);
+    return finish(s, OP_BULK, rc, &e, err);
+}
+
+int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                  struct kytos_error *err)
+{
+    struct kytos_error e = {0};
+    int rc, op = OP_BULK;
+
+    CHECK(kh_store_check_coll(coll, &e));
+    if (n == 0)
+        return finish(s, op, 0, &e, err);
+    CHECK(check_bulk(coll, ops, n, &e));
     return finish(s, op, s->b->ops->bulk(s->b, coll, ops, n, &e), &e, err);
 }
 

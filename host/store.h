@@ -55,6 +55,11 @@ int kh_store_count(kh_store *s, const char *coll, struct json_object *filter, in
                    struct kytos_error *err);
 int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
                   struct kytos_error *err);
+/* Queue the writes for the writer thread (store_async.c); see
+ * kytos_store_bulk_async.  Takes over every ops[i].doc, whatever it
+ * returns; done is called exactly once when this returns 0. */
+int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                        kytos_store_done_fn done, void *ud, struct kytos_error *err);
 int kh_store_index(kh_store *s, const char *coll, const char *name, struct json_object *keys,
                    unsigned flags, struct kytos_error *err);
 

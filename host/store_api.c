@@ -1,6 +1,7 @@
 /* host/store_api.c - the store slots of the ABI table: NApp -> host ->
  * store.  Kept apart from store.c so that store tests link without the
  * host core. */
+#include <stdlib.h>
 #include "store.h"
 #include "store_impl.h"
 
@@ -76,6 +77,50 @@ static int api_bulk(kytos_napp *n, const char *coll, const struct kytos_write *o
     return s ? kh_store_bulk(s, coll, ops, count, err) : KYTOS_EUNAVAIL;
 }
 
+/* An async write keeps its NApp loaded (and its stop() waiting) until the
+ * NApp's done callback has run. */
+struct napp_done {
+    kytos_napp *napp;
+    kytos_store_done_fn done;
+    void *ud;
+};
+
+static void napp_done_cb(void *p, int rc, const struct kytos_error *err)
+{
+    struct napp_done *d = p;
+    d->done(d->ud, rc, err);
+    kh_napp_unref(d->napp);
+    free(d);
+}
+
+static int api_bulk_async(kytos_napp *n, const char *coll, const struct kytos_write *ops,
+                          size_t count, kytos_store_done_fn done, void *ud, struct kytos_error *err)
+{
+    kh_store *s = napp_store(n, err);
+    struct napp_done *d = s && done ? malloc(sizeof *d) : NULL;
+    int rc;
+
+    if (!d) {
+        /* the docs are ours whatever happens */
+        for (size_t k = 0; ops && k < count; k++)
+            json_object_put(ops[k].doc);
+        if (!s)
+            return KYTOS_EUNAVAIL;
+        return kh_store_err(err, done ? KYTOS_ENOMEM : KYTOS_EINVAL,
+                            done ? "out of memory" : "bulk_async needs a done callback");
+    }
+    d->napp = n;
+    d->done = done;
+    d->ud = ud;
+    kh_napp_ref(n);
+    rc = kh_store_bulk_async(s, coll, ops, count, napp_done_cb, d, err);
+    if (rc < 0) {
+        kh_napp_unref(n);
+        free(d);
+    }
+    return rc;
+}
+
 static int api_index(kytos_napp *n, const char *coll, const char *name, struct json_object *keys,
                      unsigned flags, struct kytos_error *err)
 {
@@ -95,5 +140,6 @@ void kh_store_api_fill(struct kytos_api *api)
     api->cursor_free = kh_cursor_free;
     api->store_count = api_count;
     api->store_bulk = api_bulk;
+    api->store_bulk_async = api_bulk_async;
     api->store_index = api_index;
 }

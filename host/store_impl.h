@@ -51,6 +51,40 @@ struct kh_store_backend {
     const struct kh_store_ops *ops;
 };
 
+/* One queued asynchronous bulk write (store_async.c): everything owned. */
+struct kh_async_write {
+    char *coll;
+    struct kytos_write *ops;       /* ids strdup'ed, docs owned */
+    size_t n;
+    kytos_store_done_fn done;
+    void *ud;
+    int rc;                        /* set by the backend */
+    struct kytos_error err;
+    struct kh_async_write *next;
+};
+
+/* Optional backend op: run a list of bulk writes, in order, committing
+ * them together where the backend can; each keeps its own all-or-nothing
+ * and gets its own rc/err.  Without it, the writer calls bulk() per item. */
+typedef void (*kh_store_bulk_batch_fn)(struct kh_store_backend *b, struct kh_async_write *list);
+
+struct kh_store_async;
+/* The writer thread starts at the first write; close drains the queue. */
+struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_bulk_batch_fn batch,
+                                          size_t max_queued,
+                                          void (*count)(void *ctx, int rc, const struct kytos_error *e),
+                                          void *count_ctx);
+/* 0 queued (w is the writer's now), KYTOS_EFULL, KYTOS_EUNAVAIL, KYTOS_ENOMEM. */
+int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, struct kytos_error *err);
+void kh_store_async_free(struct kh_async_write *w);
+/* Runs every queued write, then stops the thread. */
+void kh_store_async_close(struct kh_store_async *a);
+/* Adds "async": {"queued", "max", "batches", "writes"} to st. */
+void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
+
+/* SQLite's batch (store_sqlite.c). */
+void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list);
+
 /* Every cursor starts with this header; kh_cursor_next/free dispatch on it. */
 struct kytos_cursor {
     int (*next)(kytos_cursor *c, struct json_object **doc, struct kytos_error *err);

@@ -1308,63 +1308,165 @@ static const char *op_name(int op)
     }
 }
 
+/* A bulk write's puts encoded before the writer lock (offs: n + 1 entries);
+ * 0, or the error with *bad the op at fault. */
+static int bulk_encode(const struct kytos_write *ops, size_t n, struct kh_buf *texts, size_t *offs,
+                       size_t *bad, struct kytos_error *e)
+{
+    size_t k;
+    int rc = 0;
+
+    for (k = 0; k < n && rc == 0; k++) {
+        offs[k] = texts->n;
+        if (ops[k].op == KYTOS_WRITE_PUT || ops[k].op == KYTOS_WRITE_INSERT)
+            rc = kh_doc_write(texts, ops[k].doc, ops[k].id, e);
+        if (rc < 0)
+            *bad = k;
+    }
+    offs[k] = texts->n;
+    return rc;
+}
+
+/* The ops, inside the writer's open transaction (wmu held). */
+static int bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                    const struct kh_buf *texts, const size_t *offs, size_t *bad,
+                    struct kytos_error *e)
+{
+    size_t k;
+    int rc = 0;
+
+    for (k = 0; k < n && rc == 0; k++) {
+        int deleted;
+        switch (ops[k].op) {
+        case KYTOS_WRITE_PUT:
+        case KYTOS_WRITE_INSERT:
+            rc = w_store(s, coll, ops[k].id, texts->p + offs[k], offs[k + 1] - offs[k], ops[k].doc,
+                         ops[k].op == KYTOS_WRITE_INSERT, e);
+            break;
+        case KYTOS_WRITE_PATCH:
+            rc = w_patch(s, coll, ops[k].id, ops[k].doc, ops[k].flags, NULL, e);
+            break;
+        default:
+            rc = w_delete(s, coll, ops[k].id, &deleted, e);
+        }
+        if (rc < 0)
+            *bad = k;
+    }
+    return rc;
+}
+
+/* The caller's message: which op failed and why. */
+static int bulk_fail(int rc, const struct kytos_write *ops, size_t n, size_t bad,
+                     const struct kytos_error *e, struct kytos_error *err)
+{
+    if (bad < n)
+        return kh_store_err(err, rc, "bulk op %zu (%s '%.100s'): %s", bad, op_name(ops[bad].op),
+                            ops[bad].id, e->message);
+    return kh_store_err(err, rc, "%s", e->message);
+}
+
 static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_write *ops, size_t n,
                    struct kytos_error *err)
 {
     struct sq_store *s = (struct sq_store *)b;
     struct kytos_error e = {0};
     struct kh_buf texts = {0};    /* every put's text, one after the other */
-    size_t *offs, k = 0, bad = n;
-    int rc = 0;
+    size_t *offs, bad = n;
+    int rc;
 
     if (!(offs = calloc(n + 1, sizeof(*offs))))
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     /* encode everything first: nothing is written if any op is bad (the
      * front end checked the patches' updates) */
-    for (k = 0; k < n && rc == 0; k++) {
-        offs[k] = texts.n;
-        if (ops[k].op == KYTOS_WRITE_PUT || ops[k].op == KYTOS_WRITE_INSERT)
-            rc = kh_doc_write(&texts, ops[k].doc, ops[k].id, &e);
-        if (rc < 0)
-            bad = k;
-    }
-    offs[k] = texts.n;
+    rc = bulk_encode(ops, n, &texts, offs, &bad, &e);
     if (rc == 0) {
         pthread_mutex_lock(&s->wmu);
         if ((rc = coll_ensure(s, coll, &e)) == 0 && (rc = sq_begin(&s->writer, &e)) == 0) {
-            for (k = 0; k < n && rc == 0; k++) {
-                int deleted;
-                switch (ops[k].op) {
-                case KYTOS_WRITE_PUT:
-                case KYTOS_WRITE_INSERT:
-                    rc = w_store(s, coll, ops[k].id, texts.p + offs[k], offs[k + 1] - offs[k],
-                                 ops[k].doc, ops[k].op == KYTOS_WRITE_INSERT, &e);
-                    break;
-                case KYTOS_WRITE_PATCH:
-                    rc = w_patch(s, coll, ops[k].id, ops[k].doc, ops[k].flags, NULL, &e);
-                    break;
-                default:
-                    rc = w_delete(s, coll, ops[k].id, &deleted, &e);
-                }
-                if (rc < 0)
-                    bad = k;
-            }
-            if (rc == 0) {
+            rc = bulk_run(s, coll, ops, n, &texts, offs, &bad, &e);
+            if (rc == 0)
                 rc = sq_commit(&s->writer, &e);
-            } else {
+            else
                 sq_rollback(&s->writer);
-            }
         }
         pthread_mutex_unlock(&s->wmu);
     }
-    if (rc < 0 && bad < n)
-        kh_store_err(err, rc, "bulk op %zu (%s '%.100s'): %s", bad, op_name(ops[bad].op),
-                     ops[bad].id, e.message);
-    else if (rc < 0)
-        kh_store_err(err, rc, "%s", e.message);
+    if (rc < 0)
+        bulk_fail(rc, ops, n, bad, &e, err);
     kh_buf_free(&texts);
     free(offs);
     return rc;
+}
+
+/* kytos_store_bulk_async's writer: every queued bulk in one transaction,
+ * each inside a savepoint so that one that fails leaves no trace and the
+ * others still commit.  A failed commit fails them all. */
+void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct kh_async_write *w;
+    struct kh_buf texts = {0};
+    size_t *offs = NULL, cap = 0;
+    struct kytos_error e = {0};
+    int rc, open = 0, pending = 0;
+
+    pthread_mutex_lock(&s->wmu);
+    for (w = list; w; w = w->next) {
+        size_t bad = w->n;
+        struct kytos_error we = {0};
+
+        if (w->n + 1 > cap) {
+            size_t *o = realloc(offs, (w->n + 1) * sizeof *offs);
+            if (!o) {
+                w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
+                continue;
+            }
+            offs = o;
+            cap = w->n + 1;
+        }
+        texts.n = 0;
+        if ((rc = bulk_encode(w->ops, w->n, &texts, offs, &bad, &we)) == 0)
+            rc = coll_ensure(s, w->coll, &we);   /* outside the transaction: see wq_batch */
+        if (rc == 0 && !open) {
+            if ((rc = sq_begin(&s->writer, &we)) == 0)
+                open = 1;
+        }
+        if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
+            rc = bulk_run(s, w->coll, w->ops, w->n, &texts, offs, &bad, &we);
+            if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {
+                sq_rollback(&s->writer);   /* cannot undo just this one: fail the rest */
+                open = 0;
+            }
+            if (open && sq_exec(&s->writer, "RELEASE kh_a", &e) < 0) {
+                sq_rollback(&s->writer);
+                open = 0;
+            }
+        }
+        w->rc = rc < 0 ? bulk_fail(rc, w->ops, w->n, bad, &we, &w->err) : 0;
+        if (rc == 0)
+            pending++;
+        if (!open && pending) {
+            /* the transaction is gone with what the earlier ones wrote */
+            struct kh_async_write *x;
+            for (x = list; x != w->next; x = x->next)
+                if (x->rc == 0)
+                    x->rc = kh_store_err(&x->err, KYTOS_EIO, "the transaction was rolled back: %s",
+                                         e.message);
+            pending = 0;
+        }
+    }
+    if (open && (rc = sq_commit(&s->writer, &e)) < 0) {
+        for (w = list; w; w = w->next)
+            if (w->rc == 0)
+                w->rc = kh_store_err(&w->err, rc, "commit failed: %s", e.message);
+    } else if (open) {
+        atomic_fetch_add_explicit(&s->commits, 1, memory_order_relaxed);
+        for (w = list; w; w = w->next)
+            if (w->rc == 0)
+                atomic_fetch_add_explicit(&s->writes, (uint64_t)w->n, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&s->wmu);
+    kh_buf_free(&texts);
+    free(offs);
 }
 
 /* ---- find / count ---- */

@@ -155,6 +155,11 @@ struct kytos_api {
      * once they were sent (any thread).  For cached bodies. */
     int (*resp_static)(kytos_req *req, unsigned status, const char *content_type,
                        const void *data, size_t len, void (*release)(void *ud), void *ud);
+
+    /* ---- ABI 1.1: asynchronous writes ---- */
+    int (*store_bulk_async)(kytos_napp *napp, const char *coll, const struct kytos_write *ops,
+                            size_t n, kytos_store_done_fn done, void *ud,
+                            struct kytos_error *err);
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

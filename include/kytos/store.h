@@ -73,6 +73,27 @@ static inline int kytos_store_bulk(kytos_napp *n, const char *coll, const struct
 {
     return kytos__api->store_bulk(n, coll, ops, count, err);
 }
+/* The same writes, queued: returns at once and done(ud, rc, err) is called
+ * exactly once, from the store's writer thread, when they are committed
+ * (rc KYTOS_OK, err NULL) or failed (rc < 0, err says why).  Writes queued
+ * by any NApp are applied in the order they were queued, many of them in
+ * one transaction (group commit), each bulk still all or nothing on the
+ * embedded store.  A handler can queue its write, return KYTOS_DEFERRED and
+ * finish the request in done: no thread waits for the commit.
+ * Ownership: the call takes over every ops[i].doc reference, whatever it
+ * returns (do not use or put them afterwards; build them for this call);
+ * ids and coll are copied.  Any error return (KYTOS_EINVAL for a bad op,
+ * KYTOS_EFULL when too many writes are queued: answer 503, KYTOS_EUNAVAIL)
+ * means done will not be called.  done must be short and must not wait for
+ * another store write (it would wait for its own thread): publish events,
+ * finish requests.  Check KYTOS_API_HAS(store_bulk_async) (ABI 1.1). */
+static inline int kytos_store_bulk_async(kytos_napp *n, const char *coll,
+                                         const struct kytos_write *ops, size_t count,
+                                         kytos_store_done_fn done, void *ud,
+                                         struct kytos_error *err)
+{
+    return kytos__api->store_bulk_async(n, coll, ops, count, done, ud, err);
+}
 /* Create an index if missing: keys {"field": 1, "other.field": -1}. */
 static inline int kytos_store_index(kytos_napp *n, const char *coll, const char *name,
                                     struct json_object *keys, unsigned flags,

@@ -106,4 +106,8 @@ struct kytos_write {
     unsigned flags;                /* enum kytos_store_flags */
 };
 
+struct kytos_error;
+/* The answer to kytos_store_bulk_async (store.h). */
+typedef void (*kytos_store_done_fn)(void *ud, int rc, const struct kytos_error *err);
+
 #endif

@@ -3,6 +3,8 @@
  * ABI history (append a line for every change, as Apache's ap_mmn.h does):
  *   1.0  first stable table: memory, log, routes, requests, responses,
  *        in-process calls, events, pacer, timers, store, settings.
+ *   1.1  store_bulk_async: a bulk write queued for group commit, answered
+ *        by a callback (lets a handler answer without holding a thread).
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -18,7 +20,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 0
+#define KYTOS_ABI_MINOR 1
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

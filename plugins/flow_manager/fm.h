@@ -67,6 +67,23 @@ void fm_flows_free(struct fm_flow *flows, size_t n);
 void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *batches, size_t nb, int force,
                 struct fm_result *res);
 
+/* An add whose store write is queued (kytos_store_bulk_async): the
+ * batches stay alive until release(a) runs, after reply(req, res) and the
+ * request's finish, on the store's writer thread. */
+struct fm_async_add {
+    const struct fm_batch *batches;
+    size_t nb;
+    int force;
+    int (*reply)(kytos_req *req, const struct fm_result *res);
+    void (*release)(struct fm_async_add *a);
+    void *owner;              /* for release */
+};
+
+/* 0: queued, the request will be answered and finished later (return
+ * KYTOS_DEFERRED); -1: not queued, answer res now (a->release not called). */
+int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_async_add *a,
+                         struct fm_result *res);
+
 /* Time as Kytos writes datetimes: "2026-07-01T12:00:00.123000". */
 void fm_now_iso(char out[32]);
 

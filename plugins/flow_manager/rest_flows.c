@@ -106,6 +106,49 @@ static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, in
     return 0;
 }
 
+/* What an add queued for the store keeps until its answer (see
+ * fm_install_add_async). */
+struct add_owner {
+    struct fm_async_add a;
+    struct fm_flow *fs;
+    size_t nf;
+    struct fm_batch *bs;
+    const char **dpids;       /* allocated, or NULL */
+    char **all;
+};
+
+static void add_release(struct fm_async_add *a)
+{
+    struct add_owner *o = a->owner;
+    fm_flows_free(o->fs, o->nf);
+    free(o->bs);
+    free(o->dpids);
+    free(o->all);
+    free(o);
+}
+
+/* 1: queued (the request is answered later); 0: answer res now. */
+static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, size_t nf,
+                     struct fm_batch *bs, size_t nd, int force, const char **dpids, char **all,
+                     struct fm_result *res)
+{
+    struct add_owner *o;
+
+    if (!KYTOS_API_HAS(store_bulk_async) || !(o = calloc(1, sizeof *o)))
+        return 0;
+    o->a = (struct fm_async_add){.batches = bs, .nb = nd, .force = force, .reply = reply,
+                                 .release = add_release, .owner = o};
+    o->fs = fs;
+    o->nf = nf;
+    o->bs = bs;
+    o->dpids = dpids;
+    o->all = all;
+    if (fm_install_add_async(ctx, req, &o->a, res) == 0)
+        return 1;
+    free(o);
+    return 0;
+}
+
 /* _send_flow_mods_from_request */
 static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
 {
@@ -172,7 +215,12 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
                 bs[i].flows = fs;
                 bs[i].n = nf;
             }
-            fm_install(ctx, cmd, bs, nd, force, &res);
+            if (cmd == FM_ADD &&
+                add_async(ctx, req, fs, nf, bs, nd, force,
+                          dpids != one && dpids != (const char **)all ? dpids : NULL, all, &res))
+                return KYTOS_DEFERRED;   /* req, fs, bs, dpids, all: the store's callback's */
+            if (res.status == 0)
+                fm_install(ctx, cmd, bs, nd, force, &res);
         }
     }
     reply(req, &res);
@@ -263,15 +311,18 @@ int fm_rest_flows_register(struct fm_ctx *ctx)
     static const struct {
         const char *method, *path;
         kytos_handler h;
+        unsigned flags;
     } routes[] = {
-        {"POST", "v2/flows", h_add},
-        {"POST", "v2/flows/{dpid}", h_add},
-        {"POST", "v2/delete", h_delete},
-        {"POST", "v2/delete/{dpid}", h_delete},
-        {"DELETE", "v2/flows", h_delete},
-        {"DELETE", "v2/flows/{dpid}", h_delete},
-        {"POST", "v2/flows_by_switch", h_add_by_switch},
-        {"DELETE", "v2/flows_by_switch", h_delete_by_switch},
+        /* an add only checks and queues its store write (the answer comes
+         * from the store's writer thread): no worker thread needed */
+        {"POST", "v2/flows", h_add, KYTOS_ROUTE_INLINE},
+        {"POST", "v2/flows/{dpid}", h_add, KYTOS_ROUTE_INLINE},
+        {"POST", "v2/delete", h_delete, 0},
+        {"POST", "v2/delete/{dpid}", h_delete, 0},
+        {"DELETE", "v2/flows", h_delete, 0},
+        {"DELETE", "v2/flows/{dpid}", h_delete, 0},
+        {"POST", "v2/flows_by_switch", h_add_by_switch, 0},
+        {"DELETE", "v2/flows_by_switch", h_delete_by_switch, 0},
     };
     size_t i;
     int rc;
@@ -284,7 +335,7 @@ int fm_rest_flows_register(struct fm_ctx *ctx)
                                             .handler = routes[i].h,
                                             .ud = ctx,
                                             /* checked in code, as Kytos does */
-                                            .flags = KYTOS_ROUTE_NO_VALIDATE,
+                                            .flags = KYTOS_ROUTE_NO_VALIDATE | routes[i].flags,
                                         });
         if (rc != KYTOS_OK)
             return rc;

@@ -72,23 +72,21 @@ static void set_error(struct fm_result *res, unsigned status, const char *msg,
              err ? err->message : "");
 }
 
-/* add: one bulk upsert of every (switch, flow), state pending, as
- * FlowController.upsert_flows does. */
-static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
-                     struct fm_result *res)
+/* add: one upsert of every (switch, flow), state pending, as
+ * FlowController.upsert_flows does.  The ops (*total of them) and their ids
+ * are allocated; 0 or -1 with res filled. */
+static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct kytos_write **out,
+                   char (**idsp)[33], size_t *total, struct fm_result *res)
 {
-    size_t total = 0, k = 0, i, j;
+    size_t k = 0, i, j;
     struct kytos_write *ops;
     char (*ids)[33];
-    struct kytos_error err = {0};
-    int rc;
 
+    *total = 0;
     for (i = 0; i < nb; i++)
-        total += bs[i].n;
-    if (total == 0)
-        return 0;
-    ops = calloc(total, sizeof *ops);
-    ids = calloc(total, sizeof *ids);
+        *total += bs[i].n;
+    ops = calloc(*total ? *total : 1, sizeof *ops);
+    ids = calloc(*total ? *total : 1, sizeof *ids);
     if (!ops || !ids) {
         free(ops);
         free(ids);
@@ -116,7 +114,23 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
             ops[k].flags = KYTOS_STORE_UPSERT;
         }
     }
-    rc = kytos_store_bulk(ctx->napp, FM_COLL, ops, total, &err);
+    *out = ops;
+    *idsp = ids;
+    return 0;
+}
+
+static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
+                     struct fm_result *res)
+{
+    size_t total, k;
+    struct kytos_write *ops;
+    char (*ids)[33];
+    struct kytos_error err = {0};
+    int rc;
+
+    if (add_ops(bs, nb, now, &ops, &ids, &total, res) != 0)
+        return -1;
+    rc = total ? kytos_store_bulk(ctx->napp, FM_COLL, ops, total, &err) : KYTOS_OK;
     for (k = 0; k < total; k++)
         json_object_put(ops[k].doc);
     free(ops);
@@ -278,25 +292,13 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
     json_object_put(xids);
 }
 
-void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t nb, int force,
-                struct fm_result *res)
+/* What follows the store write: FlowMods to connected switches, 424 for
+ * a disconnected one unless force. */
+static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t nb, int force,
+                     struct fm_result *res)
 {
-    char now[32];
     size_t i;
 
-    res->status = 202;
-    res->text[0] = '\0';
-    res->detail_is_dpid_404 = 0;
-    fm_now_iso(now);
-
-    if (cmd == FM_ADD) {
-        if (store_add(ctx, bs, nb, now, res) != 0)
-            return;
-    } else {
-        for (i = 0; i < nb; i++)
-            if (store_delete(ctx, &bs[i], now, res) != 0)
-                return;
-    }
     for (i = 0; i < nb; i++) {
         unsigned st = fm_switches_get(ctx->switches, bs[i].dpid);
         if (!(st & FM_SW_CONNECTED)) {
@@ -317,4 +319,104 @@ void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t n
         }
         send_switch(ctx, cmd, &bs[i], (st & FM_SW_CONNECTED) != 0);
     }
+}
+
+static void result_init(struct fm_result *res)
+{
+    res->status = 202;
+    res->text[0] = '\0';
+    res->detail_is_dpid_404 = 0;
+}
+
+void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t nb, int force,
+                struct fm_result *res)
+{
+    char now[32];
+    size_t i;
+
+    result_init(res);
+    fm_now_iso(now);
+    if (cmd == FM_ADD) {
+        if (store_add(ctx, bs, nb, now, res) != 0)
+            return;
+    } else {
+        for (i = 0; i < nb; i++)
+            if (store_delete(ctx, &bs[i], now, res) != 0)
+                return;
+    }
+    send_all(ctx, cmd, bs, nb, force, res);
+}
+
+/* ---- add without holding a thread ---- */
+
+struct add_job {
+    struct fm_ctx *ctx;
+    kytos_req *req;
+    struct fm_async_add a;
+};
+
+static void add_done(void *ud, int rc, const struct kytos_error *err)
+{
+    struct add_job *j = ud;
+    struct fm_result res;
+
+    result_init(&res);
+    if (rc != KYTOS_OK) {
+        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s",
+                  err ? err->message : "?");
+        set_error(&res, rc == KYTOS_EFULL ? 503 : 500, "Failed to store flows", err);
+    } else {
+        send_all(j->ctx, FM_ADD, j->a.batches, j->a.nb, j->a.force, &res);
+    }
+    j->a.reply(j->req, &res);
+    /* before the finish: the parsed flows borrow from the request's body */
+    j->a.release(&j->a);
+    kytos_req_finish(j->req);
+    free(j);
+}
+
+int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_async_add *a,
+                         struct fm_result *res)
+{
+    struct add_job *j;
+    struct kytos_write *ops;
+    char (*ids)[33];
+    char now[32];
+    size_t total;
+    struct kytos_error err = {0};
+    int rc;
+
+    result_init(res);
+    fm_now_iso(now);
+    if (add_ops(a->batches, a->nb, now, &ops, &ids, &total, res) != 0)
+        return -1;
+    if (total == 0 || !(j = calloc(1, sizeof *j))) {
+        size_t k;
+        for (k = 0; k < total; k++)
+            json_object_put(ops[k].doc);
+        free(ops);
+        free(ids);
+        if (total)
+            set_error(res, 500, "out of memory", NULL);
+        else
+            send_all(ctx, FM_ADD, a->batches, a->nb, a->force, res);
+        return -1;
+    }
+    j->ctx = ctx;
+    j->req = req;
+    j->a = *a;
+    /* the docs are the store's from here, whatever it answers */
+    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, total, add_done, j, &err);
+    free(ops);
+    free(ids);
+    if (rc != KYTOS_OK) {
+        free(j);
+        if (rc == KYTOS_EFULL)
+            res->status = 503;
+        else
+            kytos_log(ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s", err.message);
+        set_error(res, rc == KYTOS_EFULL ? 503 : 500, "Failed to store flows", &err);
+        return -1;
+    }
+    return 0;
 }

@@ -1,5 +1,6 @@
 """End-to-end tests of kytosd over HTTP on 127.0.0.1 (TAP output)."""
 import json
+import re
 import os
 import signal
 import socket
@@ -149,7 +150,8 @@ def loader():
             return [v for key, v in j["napps"].items() if key.endswith(name) or v.get("file", "").endswith(name)]
         t.ok(k.wait_for(lambda: state_of("junk.so") and state_of("junk.so")[0]["state"] == "refused"),
              "junk .so refused", state_of("junk.so"))
-        newer = hello.replace(b"NTYK\x01\x00\x00\x00", b"NTYK\x01\x00\x07\x00", 1)
+        # magic, then the ABI major and minor as little-endian u16: minor 0x7f
+        newer = re.sub(rb"NTYK\x01\x00..", b"NTYK\x01\x00\x7f\x00", hello, count=1, flags=re.S)
         k.drop(None, name="minor7.so", data=newer)
         sig = b"json-c0.16:pthread"
         k.drop(None, name="badsig.so", data=hello.replace(sig, b"json-c0.16:pthreaX", 1) if sig in hello else b"")

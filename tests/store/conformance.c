@@ -926,6 +926,105 @@ START_TEST(bulk_writes)
 }
 END_TEST
 
+/* kytos_store_bulk_async: what each write's done callback said, in order */
+struct async_log {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int n;
+    int rc[256];
+    char msg[256][160];
+};
+
+static void async_done(void *ud, int rc, const struct kytos_error *err)
+{
+    struct async_log *l = ud;
+    pthread_mutex_lock(&l->mu);
+    if (l->n < 256) {
+        l->rc[l->n] = rc;
+        snprintf(l->msg[l->n], sizeof l->msg[0], "%.150s", err ? err->message : "");
+    }
+    l->n++;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static int async_wait(struct async_log *l, int n)
+{
+    struct timespec ts;
+    int got;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 10;
+    pthread_mutex_lock(&l->mu);
+    while (l->n < n && pthread_cond_timedwait(&l->cv, &l->mu, &ts) == 0)
+        ;
+    got = l->n;
+    pthread_mutex_unlock(&l->mu);
+    return got;
+}
+
+/* a write for the async calls, which take the doc over (no keep()) */
+static struct kytos_write W(int op, const char *id, const char *doc, unsigned flags)
+{
+    return (struct kytos_write){op, id, doc ? json_tokener_parse(doc) : NULL, flags};
+}
+
+START_TEST(bulk_async)
+{
+    const char *c = C("flows");
+    static struct async_log l = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}, {{0}}};
+    struct kytos_write w[2];
+    char upd[64];
+    int k;
+
+    /* queued writes to one document apply in the order they were queued */
+    for (k = 0; k < 8; k++) {
+        snprintf(upd, sizeof upd, "{\"$set\": {\"v\": %d}}", k);
+        w[0] = W(KYTOS_WRITE_PATCH, "f", upd, KYTOS_STORE_UPSERT);
+        OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    }
+    /* a failing bulk among them is undone alone; the next one commits */
+    w[0] = W(KYTOS_WRITE_PUT, "x", "{\"v\": 1}", 0);
+    w[1] = W(KYTOS_WRITE_INSERT, "f", "{\"v\": 9}", 0);
+    OK(kh_store_bulk_async(S, c, w, 2, async_done, &l, &E));
+    w[0] = W(KYTOS_WRITE_PUT, "y", "{\"v\": 2}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    ck_assert_int_eq(async_wait(&l, 10), 10);
+    for (k = 0; k < 8; k++)
+        ck_assert_msg(l.rc[k] == 0, "write %d: %d %s", k, l.rc[k], l.msg[k]);
+    ck_assert_int_eq(l.rc[8], KYTOS_EEXIST);
+    ck_assert_msg(strstr(l.msg[8], "op 1") != NULL, "message: %s", l.msg[8]);
+    ck_assert_int_eq(l.rc[9], 0);
+    assert_json(get(c, "f"), "{\"_id\": \"f\", \"v\": 7}");
+    ck_assert_str_eq(idset(c, "{\"_id\": \"x\"}"), B->atomic_bulk ? "" : "x");
+    assert_json(get(c, "y"), "{\"_id\": \"y\", \"v\": 2}");
+    /* refused at once (done is never called; the docs are freed all the same) */
+    w[0] = W(99, "z", "{}", 0);
+    FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    w[0] = W(KYTOS_WRITE_PATCH, "z", "{\"$bad\": 1}", 0);
+    FAILS(KYTOS_EFILTER, kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    w[0] = W(KYTOS_WRITE_PUT, "z", "{}", 0);
+    FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 1, NULL, &l, &E));
+    FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 0, async_done, &l, &E));
+    ck_assert_int_eq(async_wait(&l, 10), 10);
+    /* closing the store answers every write still queued */
+    for (k = 0; k < 100; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "q%d", k);
+        w[0] = W(KYTOS_WRITE_PUT, id, "{\"v\": 1}", 0);
+        OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    }
+    B->close(S);
+    S = NULL;
+    pthread_mutex_lock(&l.mu);
+    ck_assert_int_eq(l.n, 110);
+    for (k = 10; k < 110; k++)
+        ck_assert_int_eq(l.rc[k], 0);
+    pthread_mutex_unlock(&l.mu);
+    S = B->open();   /* for teardown */
+}
+END_TEST
+
 START_TEST(bulk_thousand)
 {
     const char *c = C("flows");
@@ -1072,6 +1171,7 @@ Suite *store_conformance_suite(const struct conf_backend *b)
     tcase_add_test(tc, index_multikey);
     tcase_add_test(tc, bulk_writes);
     tcase_add_test(tc, bulk_thousand);
+    tcase_add_test(tc, bulk_async);
     tcase_add_test(tc, concurrent_writers);
     tcase_add_test(tc, status_counts);
     suite_add_tcase(s, tc);

@@ -1,0 +1,186 @@
+/* host/store_async.c - kytos_store_bulk_async: a FIFO of bulk writes and
+ * one writer thread that commits whatever has queued up in one go (group
+ * commit) and then calls each write's done callback.
+ *
+ * Why a thread of its own: a handler that queues its write and returns
+ * KYTOS_DEFERRED holds no thread while the commit happens, and N writes
+ * queued during one commit cost one commit, not N.  The synchronous calls
+ * keep their own path (the caller commits, store_sqlite.c's leader queue);
+ * both take the backend's writer lock, so every write is still serialized,
+ * and the writes of this queue keep their order among themselves.
+ *
+ * Bounded: past max_queued writes, submit says KYTOS_EFULL at once (the
+ * caller answers 503) instead of letting the queue and the latency grow. */
+#include <stdlib.h>
+#include <string.h>
+#include "store_impl.h"
+
+#define ASYNC_BATCH_MAX 512
+
+struct kh_store_async {
+    struct kh_store_backend *b;
+    kh_store_bulk_batch_fn batch;
+    void (*count)(void *ctx, int rc, const struct kytos_error *e);
+    void *count_ctx;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct kh_async_write *head, **tail;
+    size_t queued, max;
+    int started, stopping;
+    pthread_t th;
+    atomic_uint_fast64_t batches, writes;
+};
+
+void kh_store_async_free(struct kh_async_write *w)
+{
+    size_t i;
+    if (!w)
+        return;
+    for (i = 0; i < w->n; i++) {
+        free((char *)w->ops[i].id);
+        json_object_put(w->ops[i].doc);
+    }
+    free(w->ops);
+    free(w->coll);
+    free(w);
+}
+
+static void run_batch(struct kh_store_async *a, struct kh_async_write *list)
+{
+    struct kh_async_write *w, *next;
+
+    if (a->batch) {
+        a->batch(a->b, list);
+    } else {
+        for (w = list; w; w = w->next)
+            w->rc = a->b->ops->bulk(a->b, w->coll, w->ops, w->n, &w->err);
+    }
+    atomic_fetch_add_explicit(&a->batches, 1, memory_order_relaxed);
+    for (w = list; w; w = next) {
+        kytos_store_done_fn done = w->done;
+        void *ud = w->ud;
+        int rc = w->rc;
+        struct kytos_error err = w->err;
+
+        next = w->next;
+        atomic_fetch_add_explicit(&a->writes, 1, memory_order_relaxed);
+        if (a->count)
+            a->count(a->count_ctx, rc, &err);
+        /* the docs go before done: they may share json-c objects with
+         * whatever done lets go of (a request's body), and json-c's
+         * reference counts are not atomic */
+        kh_store_async_free(w);
+        done(ud, rc, rc < 0 ? &err : NULL);
+    }
+}
+
+static void *writer_main(void *p)
+{
+    struct kh_store_async *a = p;
+
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        struct kh_async_write *list, *last;
+        size_t n = 1;
+
+        while (!a->head && !a->stopping)
+            pthread_cond_wait(&a->cv, &a->mu);
+        if (!a->head)
+            break;   /* stopping and drained */
+        list = last = a->head;
+        while (last->next && n < ASYNC_BATCH_MAX) {
+            last = last->next;
+            n++;
+        }
+        a->head = last->next;
+        if (!a->head)
+            a->tail = &a->head;
+        last->next = NULL;
+        a->queued -= n;
+        pthread_mutex_unlock(&a->mu);
+        run_batch(a, list);
+        pthread_mutex_lock(&a->mu);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_bulk_batch_fn batch,
+                                          size_t max_queued,
+                                          void (*count)(void *ctx, int rc, const struct kytos_error *e),
+                                          void *count_ctx)
+{
+    struct kh_store_async *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->b = b;
+    a->batch = batch;
+    a->max = max_queued ? max_queued : 4096;
+    a->count = count;
+    a->count_ctx = count_ctx;
+    a->tail = &a->head;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    return a;
+}
+
+int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, struct kytos_error *err)
+{
+    int rc = 0;
+
+    w->next = NULL;
+    pthread_mutex_lock(&a->mu);
+    if (a->stopping) {
+        rc = kh_store_err(err, KYTOS_EUNAVAIL, "the store is closing");
+    } else if (a->queued >= a->max) {
+        rc = kh_store_err(err, KYTOS_EFULL, "%zu writes are already queued (the limit)", a->queued);
+    } else if (!a->started) {
+        if (pthread_create(&a->th, NULL, writer_main, a) != 0)
+            rc = kh_store_err(err, KYTOS_ENOMEM, "cannot start the store's writer thread");
+        else {
+            pthread_setname_np(a->th, "store-writer");
+            a->started = 1;
+        }
+    }
+    if (rc == 0) {
+        *a->tail = w;
+        a->tail = &w->next;
+        /* the writer only sleeps on an empty queue: one wake per batch */
+        if (a->queued++ == 0)
+            pthread_cond_signal(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+void kh_store_async_close(struct kh_store_async *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->mu);
+    a->stopping = 1;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    if (a->started)
+        pthread_join(a->th, NULL);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    free(a);
+}
+
+void kh_store_async_status(struct kh_store_async *a, struct json_object *st)
+{
+    struct json_object *o = json_object_new_object();
+    size_t q;
+
+    if (!o)
+        return;
+    pthread_mutex_lock(&a->mu);
+    q = a->queued;
+    pthread_mutex_unlock(&a->mu);
+    json_object_object_add(o, "queued", json_object_new_int64((int64_t)q));
+    json_object_object_add(o, "max", json_object_new_int64((int64_t)a->max));
+    json_object_object_add(o, "batches", json_object_new_int64((int64_t)atomic_load(&a->batches)));
+    json_object_object_add(o, "writes", json_object_new_int64((int64_t)atomic_load(&a->writes)));
+    json_object_object_add(st, "async", o);
+}
