@@ -214,6 +214,18 @@ struct kh_match *kh_subtab_match(kh_subtab *t, const char *name)
     return m;
 }
 
+int kh_subtab_known_none(kh_subtab *t, const char *name)
+{
+    struct kh_match *m;
+    int none;
+
+    pthread_mutex_lock(&t->mu);
+    m = kh_strmap_get(t->cache, name);
+    none = m && m->n == 0;
+    pthread_mutex_unlock(&t->mu);
+    return none;
+}
+
 static size_t take_locked(kh_subtab *t, kytos_napp *napp, int all, struct kh_sub ***out)
 {
     struct kh_sub **taken;

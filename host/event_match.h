@@ -71,6 +71,9 @@ void kh_subtab_free(kh_subtab *t);
 int kh_subtab_add(kh_subtab *t, struct kh_sub *s);
 /* The subscribers of name (a new reference; never NULL unless out of memory). */
 struct kh_match *kh_subtab_match(kh_subtab *t, const char *name);
+/* 1 when the cache already knows that no subscription matches name (no
+ * stats counted, nothing computed); 0 otherwise. */
+int kh_subtab_known_none(kh_subtab *t, const char *name);
 void kh_match_unref(struct kh_match *m);
 /* Take every subscription of napp out of the table (marking them removed).
  * *out gets a malloc'd array of the subs (the table's references move to

@@ -394,6 +394,15 @@ int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
     }
     if (atomic_load(&b->state) >= BUS_STOPPING)
         return KYTOS_EUNAVAIL;
+    if (!b->observer) {
+        /* nobody listens (flow_manager's flow.pending and flow.added, say):
+         * dispatch would drop it; skip the copy, the queue and a thread
+         * wake.  Only names dispatch has already matched (and cached). */
+        if (kh_subtab_known_none(b->subs, name)) {
+            atomic_fetch_add(&b->published, 1);
+            return 0;
+        }
+    }
     if (content && json_object_deep_copy(content, &copy, NULL) != 0) {
         json_object_put(copy);
         return KYTOS_ENOMEM;

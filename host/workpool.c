@@ -3,6 +3,8 @@
  * One mutex per pool guards the ring; workers sleep on `ready`, blocked
  * submitters on `room`, drainers on `idle`.  Jobs are never dropped once
  * accepted: free() runs what is queued before joining. */
+#define _GNU_SOURCE 1
+#include <sched.h>
 #include "workpool.h"
 #include "host.h"
 #include <errno.h>
@@ -35,8 +37,13 @@ struct kh_workpool {
      * the queue, callers are told to shed new work for a while */
     int64_t target_ns;
     int64_t last_spawn_ns;
+    int64_t last_done_ns;         /* a job finished: the threads are not all stuck */
+    unsigned base_threads;        /* running at once, unless stuck: the CPUs we may use */
+    unsigned wakes;               /* signalled, not yet awake */
+    int watched;                  /* on the grower's list (work waits, no thread for it) */
     _Atomic int64_t shed_until_ns;
     uint64_t slow_dequeues;
+    kh_workpool *gnext;           /* every pool, for the grower */
 };
 
 static int64_t mono_ns(void)
@@ -88,20 +95,152 @@ static void cond_init_monotonic(pthread_cond_t *c)
     pthread_condattr_destroy(&a);
 }
 
-/* More queued jobs than idle threads: start one more, freely up to 16
- * threads, then at most one a millisecond.  Checked on every submit and
- * every dequeue, so a job queued behind busy threads gets one as soon as
- * the last idle thread takes work. */
-static void maybe_spawn_locked(kh_workpool *p)
+/* A job is queued (p->mu held): see that a thread will run it, without
+ * waking one thread per job.  At most base_threads (the CPUs this process
+ * may use) run or are being woken at once; the threads already running
+ * take the next job from the queue when they finish one, without sleeping.
+ * On one core, waking a thread per job made every event and request a
+ * context switch (bench: POST flows, 2 per request in the "sb" pool alone).
+ * When the running threads are stuck (no job finished for a millisecond:
+ * they wait on I/O, a lock, another NApp), one more runs each millisecond:
+ * an idle thread woken, or a new one started, up to max_threads.  Returns
+ * 1 while work waits, so the grower thread can do that when no submit or
+ * dequeue comes to call this. */
+#define GROW_NS 1000000
+static int kick_locked(kh_workpool *p)
 {
     int64_t now;
-    if (p->count <= p->idle || p->nthreads >= p->max_threads)
-        return;
-    now = mono_ns();
-    if (p->nthreads < 16 || now - p->last_spawn_ns >= 1000000) {
-        p->last_spawn_ns = now;
-        spawn_locked(p);
+
+    if (p->count == 0 || p->stopping)
+        return 0;
+    if (p->active + p->wakes < p->base_threads) {
+        if (p->idle > p->wakes) {
+            p->wakes++;
+            pthread_cond_signal(&p->ready);
+        } else {
+            spawn_locked(p);
+        }
+        return 1;
     }
+    now = mono_ns();
+    if (now - p->last_done_ns >= GROW_NS && now - p->last_spawn_ns >= GROW_NS) {
+        p->last_spawn_ns = now;
+        if (p->idle > p->wakes) {
+            p->wakes++;
+            pthread_cond_signal(&p->ready);
+        } else {
+            spawn_locked(p);
+        }
+    }
+    return 1;
+}
+
+/* ---- the grower: one thread for every pool, awake only while some pool
+ * has work waiting and no thread for it ---- */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    kh_workpool *pools;
+    unsigned npools, nwatched;
+    int running, stop;
+    pthread_t th;
+} grower = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0, 0, 0};
+
+static void *grower_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&grower.mu);
+    while (!grower.stop) {
+        kh_workpool *p;
+        struct timespec ts;
+
+        if (grower.nwatched == 0) {
+            pthread_cond_wait(&grower.cv, &grower.mu);
+            continue;
+        }
+        for (p = grower.pools; p; p = p->gnext) {
+            if (!p->watched)
+                continue;
+            pthread_mutex_lock(&p->mu);
+            if (!kick_locked(p)) {
+                p->watched = 0;
+                grower.nwatched--;
+            }
+            pthread_mutex_unlock(&p->mu);
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += GROW_NS;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&grower.cv, &grower.mu, &ts);
+    }
+    pthread_mutex_unlock(&grower.mu);
+    return NULL;
+}
+
+/* Called without p->mu (lock order: grower.mu, then a pool's mu). */
+static void grower_watch(kh_workpool *p)
+{
+    pthread_mutex_lock(&grower.mu);
+    pthread_mutex_lock(&p->mu);
+    if (!p->watched && !p->stopping) {
+        p->watched = 1;
+        if (grower.nwatched++ == 0)
+            pthread_cond_signal(&grower.cv);   /* else it is polling already */
+    }
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_unlock(&grower.mu);
+}
+
+static void grower_add(kh_workpool *p)
+{
+    pthread_mutex_lock(&grower.mu);
+    p->gnext = grower.pools;
+    grower.pools = p;
+    if (grower.npools++ == 0 && !grower.running) {
+        grower.stop = 0;
+        if (pthread_create(&grower.th, NULL, grower_main, NULL) == 0) {
+            pthread_setname_np(grower.th, "kh-grower");
+            grower.running = 1;
+        }
+    }
+    pthread_mutex_unlock(&grower.mu);
+}
+
+static void grower_remove(kh_workpool *p)
+{
+    kh_workpool **pp;
+    int join = 0;
+
+    pthread_mutex_lock(&grower.mu);
+    for (pp = &grower.pools; *pp && *pp != p; pp = &(*pp)->gnext)
+        ;
+    if (*pp)
+        *pp = p->gnext;
+    if (p->watched) {
+        p->watched = 0;
+        grower.nwatched--;
+    }
+    if (--grower.npools == 0 && grower.running) {
+        grower.stop = 1;
+        grower.running = 0;
+        pthread_cond_signal(&grower.cv);
+        join = 1;
+    }
+    pthread_mutex_unlock(&grower.mu);
+    if (join)
+        pthread_join(grower.th, NULL);
+}
+
+static unsigned cpus_usable(void)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    return n < 2 ? 2 : (unsigned)n;
 }
 
 static void *worker_main(void *arg)
@@ -112,8 +251,11 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         p->idle++;
-        while (p->count == 0 && !p->stopping)
+        while (p->count == 0 && !p->stopping) {
             pthread_cond_wait(&p->ready, &p->mu);
+            if (p->wakes)
+                p->wakes--;
+        }
         p->idle--;
         if (p->count == 0 && p->stopping)
             break;
@@ -121,7 +263,12 @@ static void *worker_main(void *arg)
         p->head = (p->head + 1) % p->cap;
         p->count--;
         p->active++;
-        maybe_spawn_locked(p);   /* a job still queued and nobody idle: get it a thread */
+        /* a job still queued and nobody idle: get it a thread */
+        if (kick_locked(p) && !p->watched) {
+            pthread_mutex_unlock(&p->mu);
+            grower_watch(p);
+            pthread_mutex_lock(&p->mu);
+        }
         if (p->target_ns) {
             int64_t now = mono_ns();
             if (now - j.queued_ns > p->target_ns) {
@@ -138,6 +285,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&p->mu);
         p->active--;
         p->done++;
+        p->last_done_ns = mono_ns();
         if (p->count == 0 && p->active == 0)
             pthread_cond_broadcast(&p->idle_cv);
     }
@@ -175,9 +323,11 @@ kh_workpool *kh_workpool_new(const char *name, unsigned threads, size_t queue_ma
     cond_init_monotonic(&p->idle_cv);
     pthread_attr_init(&p->attr);
     pthread_attr_setstacksize(&p->attr, WORKER_STACK);
+    p->base_threads = cpus_usable();
     pthread_mutex_lock(&p->mu);
     spawn_locked(p);
     pthread_mutex_unlock(&p->mu);
+    grower_add(p);
     if (p->nthreads == 0) {
         kh_workpool_free(p);
         return NULL;
@@ -188,7 +338,7 @@ kh_workpool *kh_workpool_new(const char *name, unsigned threads, size_t queue_ma
 int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
 {
     struct timespec dl;
-    int rc = 0;
+    int rc = 0, watch = 0;
 
     pthread_mutex_lock(&p->mu);
     if (timeout_ms > 0)
@@ -212,12 +362,13 @@ int kh_workpool_submit(kh_workpool *p, kh_work_fn fn, void *arg, int timeout_ms)
         p->count++;
         if (p->count > p->high_water)
             p->high_water = p->count;
-        maybe_spawn_locked(p);
-        pthread_cond_signal(&p->ready);
+        watch = kick_locked(p) && !p->watched;
     } else {
         p->rejected++;
     }
     pthread_mutex_unlock(&p->mu);
+    if (watch)
+        grower_watch(p);
     return rc;
 }
 
@@ -253,6 +404,7 @@ void kh_workpool_free(kh_workpool *p)
 
     if (!p)
         return;
+    grower_remove(p);
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     pthread_cond_broadcast(&p->ready);
