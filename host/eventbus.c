@@ -309,7 +309,10 @@ static void dispatch(kh_bus *b, struct kh_ev *e)
         atomic_fetch_add(&f->refs, 1);
         b->ops.ref(s->napp);
         atomic_fetch_add(&b->outstanding, 1);
-        submit(b, route(b, s, e->name), j);
+        if (s->route == KH_ROUTE_INLINE)
+            job_run(j);   /* no hand-off: this thread, in publish order */
+        else
+            submit(b, route(b, s, e->name), j);
     }
     fan_unref(f);
     kh_match_unref(m);
@@ -460,6 +463,8 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
         return KYTOS_EINVAL;
     if (!pool || !*pool) {
         sub->route = KH_ROUTE_DEFAULT;
+    } else if (strcmp(pool, "inline") == 0) {
+        sub->route = KH_ROUTE_INLINE;
     } else if (strcmp(pool, "dynamic_single") == 0) {
         sub->route = KH_ROUTE_SINGLE;
         sub->pool = kh_workpool_new("dsingle", 1, b->conf.single_queue_max);
@@ -473,7 +478,8 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
         sub->route = KH_ROUTE_POOL;
     } else {
         size_t i, o;
-        o = (size_t)snprintf(err, errlen, "no event pool '%.32s' (pools: dynamic_single", pool);
+        o = (size_t)snprintf(err, errlen, "no event pool '%.32s' (pools: inline, dynamic_single",
+                             pool);
         for (i = 0; i < b->npools && o < errlen; i++)
             o += (size_t)snprintf(err + o, errlen - o, ", %s", b->pools[i].name);
         if (o < errlen)

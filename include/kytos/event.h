@@ -13,7 +13,11 @@
  *
  * Handlers run on their pool ("sb", "app", "db", a configured pool) and may
  * run concurrently with each other; "dynamic_single" gives the subscription
- * one thread of its own, so it sees its events one at a time in order.  A
+ * one thread of its own, so it sees its events one at a time in order;
+ * "inline" runs the handler on the thread that takes events off the buffer,
+ * with no hand-off at all (in order, and nothing else of that buffer runs
+ * meanwhile: for short handlers that never wait, such as a switch's answer
+ * to a message; never publish into the same buffer with a timeout).  A
  * handler returning a negative status puts the event in the dead letter.
  * Subscriptions may be made at any time; they are removed when the NApp
  * unloads, before its code can be replaced, and no handler or timer of a

@@ -59,7 +59,8 @@ struct kytos_sub {
     const char *pattern;       /* regex that must match the whole name */
     kytos_event_handler handler;
     void *ud;
-    const char *pool;          /* "app", "sb", "db", a configured pool, "dynamic_single";
+    const char *pool;          /* "app", "sb", "db", a configured pool, "dynamic_single",
+                                  "inline" (ABI 1.1, see event.h);
                                   NULL = Kytos' default routing by event name */
 };
 

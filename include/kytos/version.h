@@ -4,7 +4,8 @@
  *   1.0  first stable table: memory, log, routes, requests, responses,
  *        in-process calls, events, pacer, timers, store, settings.
  *   1.1  store_bulk_async: a bulk write queued for group commit, answered
- *        by a callback (lets a handler answer without holding a thread).
+ *        by a callback (lets a handler answer without holding a thread);
+ *        the "inline" event pool (a handler on the buffer's own thread).
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.

@@ -86,7 +86,9 @@ static int subscribe_switches(struct fm_ctx *ctx)
 
 static void make_indexes(struct fm_ctx *ctx)
 {
-    static const char *const fields[] = {"switch", "state"};
+    /* by switch only: every query by state also names a switch or is a
+     * listing, and each index is re-evaluated on every state change */
+    static const char *const fields[] = {"switch"};
     struct kytos_error err = {0};
     size_t i;
 

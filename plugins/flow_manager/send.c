@@ -247,7 +247,7 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
 
     for (i = 0; i < b->n; i++) {
         char mid[33], fid[33];
-        struct json_object *flow, *ev;
+        struct json_object *flow, *ev, *own = NULL;
         uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
         fm_flow_ids(&b->flows[i], b->dpid, mid, fid);
         flow = fm_flow_as_dict(&b->flows[i], b->dpid, fid);
@@ -263,12 +263,18 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             publish(ctx, "kytos/flow_manager.messages.out.ofpt_flow_mod", c, "msg_out");
             json_object_put(c);
             json_object_array_add(xids, json_object_new_int64(xid));
-            /* the pending table gets its own copy: another thread reads it */
             json_object_object_add(rec, "match_id", json_object_new_string(mid));
             json_object_object_add(rec, "xid", json_object_new_int64(xid));
             json_object_object_add(rec, "flow_id", json_object_new_string(fid));
             json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
-            json_object_object_add(rec, "flow", fm_flow_as_dict(&b->flows[i], b->dpid, fid));
+            /* the pending table's own copy, sharing nothing: the thread that
+             * takes it frees it while the request's body (which flow
+             * borrows from) may be freed on another (json-c reference
+             * counts are not atomic) */
+            if (json_object_deep_copy(flow, &own, NULL) == 0)
+                json_object_object_add(rec, "flow", own);
+            else
+                json_object_put(own);
             json_object_array_add(confirm, rec);
         }
         ev = json_object_new_object();
@@ -280,8 +286,10 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
     if (connected && b->n) {
         uint32_t bxid = atomic_fetch_add(&ctx->xid, 1) + 1;
         struct json_object *c = json_object_new_object();
-        /* register before publishing: the reply may come at once */
-        fm_pending_add(ctx->pending, bxid, b->dpid, json_object_get(confirm));
+        /* register before publishing: the reply may come at once, and be
+         * handled on another thread, so the table gets our only reference */
+        fm_pending_add(ctx->pending, bxid, b->dpid, confirm);
+        confirm = NULL;
         json_object_object_add(c, "destination", json_object_new_string(b->dpid));
         json_object_object_add(c, "xid", json_object_new_int64(bxid));
         json_object_object_add(c, "flow_xids", json_object_get(xids));
