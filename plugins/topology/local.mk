@@ -6,6 +6,7 @@ plugins_topology_la_SOURCES = \
 	plugins/topology/op.c plugins/topology/linkstate.c plugins/topology/persist.c \
 	plugins/topology/events.c plugins/topology/rest_util.c plugins/topology/rest_get.c \
 	plugins/topology/rest_switch.c plugins/topology/rest_intf.c plugins/topology/rest_link.c \
+	plugins/topology/tags.c plugins/topology/rest_tags.c \
 	plugins/topology/linkid.c plugins/topology/linkid.h \
 	plugins/topology/pyfloat.c plugins/topology/pyfloat.h \
 	plugins/topology/jsonw.c plugins/topology/jsonw.h

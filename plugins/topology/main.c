@@ -131,6 +131,8 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     if (rc == KYTOS_OK)
         rc = topo_routes_intf(t);
     if (rc == KYTOS_OK)
+        rc = topo_routes_tags(t);
+    if (rc == KYTOS_OK)
         rc = topo_routes_link(t);
     if (rc == KYTOS_OK)
         rc = topo_events_subscribe(t);

@@ -107,6 +107,8 @@ static void intf_free(struct topo_intf *i)
     free(i->name);
     free(i->mac);
     free(i->updated_at);
+    free(i->tag_ranges);
+    free(i->tags_inserted_at);
     json_object_put(i->metadata);
     free(i);
 }

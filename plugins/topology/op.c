@@ -94,6 +94,14 @@ void topo_op_persist_link(struct topo_op *op, struct topo_link *l)
         queue_write(op, "links", l->id, doc);
 }
 
+void topo_op_persist_tags(struct topo_op *op, struct topo_intf *i)
+{
+    struct json_object *doc = topo_tags_doc(i);
+
+    if (doc)
+        queue_write(op, TOPO_TAGS_COLL, i->id, doc);
+}
+
 void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id)
 {
     queue_write(op, coll, id, NULL);

@@ -8,6 +8,7 @@
  *              inserted_at, updated_at}
  *   links:    {_id: link_id, id, enabled, metadata,
  *              endpoints: [{id: intf_a}, {id: intf_b}], inserted_at, updated_at}
+ *   interface_details: an interface's tags (tags.c), loaded last
  *
  * Stored documents are input like any other: a malformed one is reported in
  * topology_loaded's failed_switches/failed_links and skipped. */
@@ -419,5 +420,7 @@ int topo_restore(struct topo *t, char **errmsg)
     rc = load_coll(t, "switches", t->failed_switches, load_switch, errmsg);
     if (rc == 0)
         rc = load_coll(t, "links", t->failed_links, load_link, errmsg);
+    if (rc == 0)
+        rc = load_coll(t, TOPO_TAGS_COLL, NULL, topo_tags_load, errmsg);
     return rc;
 }

@@ -39,6 +39,14 @@ enum topo_speed { TOPO_SPEED_NULL, TOPO_SPEED_INT, TOPO_SPEED_FLOAT };
 struct topo_switch;
 struct topo_link;
 
+/* An inclusive VLAN range of an interface's tag_ranges. */
+struct topo_range {
+    int64_t lo, hi;
+};
+
+/* Special tags, in the order they were given. */
+enum topo_special { TOPO_SPECIAL_UNTAGGED, TOPO_SPECIAL_ANY, TOPO_N_SPECIAL };
+
 struct topo_intf {
     char *id;                  /* "<dpid>:<port>" */
     char *name;
@@ -53,6 +61,13 @@ struct topo_intf {
     struct topo_switch *sw;
     char *updated_at;
     size_t w_off, w_len;       /* its text in the snapshot being written */
+    /* tags (tags.c); zeroed = Kytos' defaults */
+    struct topo_range *tag_ranges;  /* NULL: [[1, 4094]] */
+    size_t n_tag_ranges;
+    bool special_set;               /* false: ["untagged", "any"] */
+    uint8_t n_special;
+    uint8_t special[TOPO_N_SPECIAL];
+    char *tags_inserted_at;         /* interface_details' inserted_at */
 };
 
 struct topo_switch {
@@ -198,6 +213,8 @@ void topo_op_event(struct topo_op *op, const char *name, struct json_object *con
 void topo_op_persist_switch(struct topo_op *op, struct topo_switch *sw);
 void topo_op_persist_link(struct topo_op *op, struct topo_link *l);
 void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id);
+/* Queue the interface's interface_details document. */
+void topo_op_persist_tags(struct topo_op *op, struct topo_intf *i);
 
 /* ---- linkstate.c: Kytos' link up/down notification rules ---- */
 /* notify_link_status_change: link_up/link_down when the status crossed. */
@@ -218,6 +235,24 @@ struct json_object *topo_link_doc(const struct topo_link *l);
 /* Load switches and links from the store (init).  0 or a negative status
  * with *errmsg set (malloc'd). */
 int topo_restore(struct topo *t, char **errmsg);
+
+/* ---- tags.c: interface tag ranges and special tags ---- */
+#define TOPO_TAGS_COLL "interface_details"
+/* Kytos' get_tag_ranges on a JSON array: 0 and *out (malloc'd, n > 0), or
+ * -1 with Kytos' message in err. */
+int topo_tags_parse_ranges(struct json_object *arr, struct topo_range **out, size_t *n,
+                           char *err, size_t errlen);
+/* get_special_tags: 0 and the codes in out[], or -1 with err. */
+int topo_tags_parse_special(struct json_object *arr, uint8_t out[TOPO_N_SPECIAL], uint8_t *n,
+                            char *err, size_t errlen);
+/* Replace the interface's ranges (takes r; NULL resets to the default). */
+void topo_tags_set_ranges(struct topo_intf *i, struct topo_range *r, size_t n);
+/* {"available_tags", "tag_ranges", "special_tags", "special_available_tags"} */
+struct json_object *topo_tags_dict(const struct topo_intf *i);
+struct json_object *topo_tags_doc(struct topo_intf *i);
+/* Apply a stored interface_details document (restore). */
+void topo_tags_load(struct topo *t, struct json_object *doc, struct json_object *unused);
+int topo_routes_tags(struct topo *t);
 
 /* ---- events.c ---- */
 int topo_events_subscribe(struct topo *t);

@@ -2,7 +2,8 @@
  * host, fed by kytos/simnet: GET v3/ byte for byte against
  * ../shared/fixtures/gen_topology.py (saved as test_topology_ring*.json),
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
- * persistence across a host restart, hostile events. */
+ * persistence across a host restart, hostile events, interface tag ranges
+ * and special tags (and their interface_details documents). */
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
@@ -922,6 +923,304 @@ START_TEST(hostile_store_documents)
 }
 END_TEST
 
+/* ---- interface tag ranges and special tags ---- */
+
+#define TAGS_DEFAULT "{\"available_tags\":{\"vlan\":[[1,4094]]},\"tag_ranges\":{\"vlan\":[[1,4094]]}," \
+    "\"special_tags\":{\"vlan\":[\"untagged\",\"any\"]},\"special_available_tags\":{\"vlan\":[\"untagged\",\"any\"]}}"
+#define TAGS_SET "{\"available_tags\":{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}," \
+    "\"tag_ranges\":{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}," \
+    "\"special_tags\":{\"vlan\":[\"any\"]},\"special_available_tags\":{\"vlan\":[\"any\"]}}"
+#define TR(intf) API "interfaces/" intf "/tag_ranges"
+#define ST(intf) API "interfaces/" intf "/special_tags"
+
+/* Request expecting exactly this compact JSON body. */
+static void expect_json(const char *method, const char *path, const char *body, unsigned status,
+                        const char *want)
+{
+    kytos_test_resp *r = call(method, path, body, status);
+    struct json_object *j = kytos_test_resp_json(r);
+
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), want);
+    kytos_test_resp_free(r);
+}
+
+START_TEST(tag_ranges_get)
+{
+    kytos_test_resp *r = call("GET", API "interfaces/tag_ranges", NULL, 200);
+    struct json_object *j = kytos_test_resp_json(r), *v = NULL;
+
+    /* every interface of the ring, LOCAL ports included, at the defaults */
+    ck_assert_int_eq(json_object_object_length(j), 13);
+    ck_assert(json_object_object_get_ex(j, S3 ":4294967294", &v));
+    ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), TAGS_DEFAULT);
+    kytos_test_resp_free(r);
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_DEFAULT "}");
+    expect_error("GET", TR(S1 ":99"), NULL, 404, "Interface not found");
+    expect_error("GET", TR("00:00:00:00:00:00:00:09:1"), NULL, 404, "Interface not found");
+    expect_error("GET", TR(S1 ":x"), NULL, 400, "Invalid interface_id " S1 ":x");
+}
+END_TEST
+
+START_TEST(tag_ranges_set_and_reset)
+{
+    size_t updated = kytos_test_published_count(th, "kytos/topology.updated");
+    kytos_test_resp *r;
+
+    expect_ok("POST", TR(S1 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,500],2096,[3001]]}", 200,
+              "Operation Successful");
+    expect_ok("POST", ST(S1 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\"]}", 200,
+              "Operation Successful");
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_SET "}");
+    /* only that interface changed; GET v3/ and its events are not about tags */
+    expect_json("GET", TR(S1 ":2"), NULL, 200, "{\"" S1 ":2\":" TAGS_DEFAULT "}");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.updated"), updated);
+    r = call("GET", API, NULL, 200);
+    ck_assert_ptr_null(strstr(kytos_test_resp_body(r, &(size_t){0}), "tag_ranges"));
+    kytos_test_resp_free(r);
+
+    /* special tags: any order, or none at all */
+    expect_ok("POST", ST(S1 ":2"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\",\"untagged\"]}", 200,
+              "Operation Successful");
+    r = call("GET", TR(S1 ":2"), NULL, 200);
+    ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}),
+                                 "\"special_tags\":{\"vlan\":[\"any\",\"untagged\"]}"));
+    kytos_test_resp_free(r);
+    expect_ok("POST", ST(S1 ":2"), "{\"tag_type\":\"vlan\",\"special_tags\":[]}", 200, "Operation Successful");
+    r = call("GET", TR(S1 ":2"), NULL, 200);
+    ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}),
+                                 "\"special_tags\":{\"vlan\":[]},\"special_available_tags\":{\"vlan\":[]}"));
+    kytos_test_resp_free(r);
+
+    /* DELETE resets the ranges (tag_type defaults to vlan), not the special tags */
+    expect_ok("DELETE", TR(S1 ":1") "?tag_type=vlan", NULL, 200, "Operation Successful");
+    r = call("GET", TR(S1 ":1"), NULL, 200);
+    ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}),
+                                 "{\"available_tags\":{\"vlan\":[[1,4094]]},\"tag_ranges\":{\"vlan\":[[1,4094]]},"
+                                 "\"special_tags\":{\"vlan\":[\"any\"]}"));
+    kytos_test_resp_free(r);
+    expect_ok("POST", TR(S1 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,4095]]}", 200,
+              "Operation Successful");
+    expect_ok("DELETE", TR(S1 ":1"), NULL, 200, "Operation Successful");
+    r = call("GET", TR(S1 ":1"), NULL, 200);
+    ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}), "\"tag_ranges\":{\"vlan\":[[1,4094]]}"));
+    kytos_test_resp_free(r);
+    expect_error("DELETE", TR(S1 ":1") "?tag_type=mpls", NULL, 400,
+                 "KytosTagtypeNotSupported, Tag type mpls is not supported.");
+    expect_error("DELETE", TR(S1 ":77") "?tag_type=vlan", NULL, 404, "Interface not found");
+    expect_error("DELETE", TR(S1 ":-1"), NULL, 400, "Invalid interface_id " S1 ":-1");
+}
+END_TEST
+
+START_TEST(tag_ranges_bad_input_is_400)
+{
+    static const char *const kytos_texts[][2] = {
+        {"[[5,1]]", "KytosInvalidTagRanges, The range [5, 1] is not ordered"},
+        {"[[10,20],[5,6]]", "KytosInvalidTagRanges, Tag ranges are not ordered. 20 is higher than 5"},
+        {"[[1,5],[6,9]]", "KytosInvalidTagRanges, Tag ranges have an unnecessary partition. 5 is before to 6"},
+        {"[[1,5],[5,9]]", "KytosInvalidTagRanges, Tag ranges have repetition. [1, 5] have same values as [5, 9]"},
+        {"[[1,4096]]", "KytosInvalidTagRanges, Maximum value for a tag is 4095"},
+        {"[[0,5]]", "KytosInvalidTagRanges, Minimum value for a tag is 1"},
+        {"[-3]", "KytosInvalidTagRanges, Minimum value for a tag is 1"},
+        {"[[1,2],[9223372036854775807]]", "KytosInvalidTagRanges, Maximum value for a tag is 4095"},
+        {"[[-9223372036854775808],[-9223372036854775808]]",
+         "KytosInvalidTagRanges, Tag ranges have repetition. [-9223372036854775808, -9223372036854775808] "
+         "have same values as [-9223372036854775808, -9223372036854775808]"},
+    };
+    /* refused by the spec before the handler runs */
+    static const char *const invalid[] = {
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,2,3]]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[[]]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[\"1\"]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,\"2\"]]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[1.5]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":[true]}",
+        "{\"tag_type\":\"vlan\",\"tag_ranges\":{\"a\":1}}",
+        "{\"tag_type\":\"mpls\",\"tag_ranges\":[1]}",
+        "{\"tag_type\":\"vlan\"}",
+        "{\"tag_ranges\":[1]}",
+        "[1]",
+        "\"vlan\"",
+        "{\"tag_type\":",
+        "",
+    };
+    char body[256];
+
+    for (size_t k = 0; k < sizeof(kytos_texts) / sizeof(kytos_texts[0]); k++) {
+        snprintf(body, sizeof(body), "{\"tag_type\":\"vlan\",\"tag_ranges\":%s}", kytos_texts[k][0]);
+        expect_error("POST", TR(S1 ":1"), body, 400, kytos_texts[k][1]);
+        /* the ranges are checked before the interface, as in Kytos */
+        expect_error("POST", TR(S1 ":99"), body, 400, kytos_texts[k][1]);
+    }
+    for (size_t k = 0; k < sizeof(invalid) / sizeof(invalid[0]); k++) {
+        kytos_test_resp *r = call("POST", TR(S1 ":1"), invalid[k], 400);
+        kytos_test_resp_free(r);
+    }
+    expect_error("POST", TR(S1 ":99"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[1]}", 404, "Interface not found");
+    expect_error("POST", TR(S1 ":p1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[1]}", 400,
+                 "Invalid interface_id " S1 ":p1");
+
+    /* special tags */
+    expect_error("POST", ST(S1 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"untagged\",\"untagged\"]}",
+                 400, "KytosInvalidTagRanges, There are duplicated values in the range.");
+    expect_error("POST", ST(S1 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"foo\",\"any\",\"any\"]}",
+                 400, "KytosInvalidTagRanges, There are duplicated values in the range.");
+    expect_error("POST", ST(S1 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\",\"foo\"]}", 400,
+                 "KytosInvalidTagRanges, The tag foo is not supported");
+    expect_error("POST", ST(S1 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"ANY\"]}", 400,
+                 "KytosInvalidTagRanges, The tag ANY is not supported");
+    expect_error("POST", ST(S1 ":99"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\"]}", 404,
+                 "Interface not found");
+    {
+        static const char *const bad_special[] = {
+            "{\"tag_type\":\"vlan\",\"special_tags\":[1]}",
+            "{\"tag_type\":\"vlan\",\"special_tags\":\"any\"}",
+            "{\"tag_type\":\"mpls\",\"special_tags\":[\"any\"]}",
+            "{\"special_tags\":[\"any\"]}",
+            "{\"tag_type\":\"vlan\"}",
+            "null",
+        };
+        for (size_t k = 0; k < sizeof(bad_special) / sizeof(bad_special[0]); k++)
+            kytos_test_resp_free(call("POST", ST(S1 ":1"), bad_special[k], 400));
+    }
+    /* nothing above changed anything */
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_DEFAULT "}");
+}
+END_TEST
+
+START_TEST(tag_ranges_need_json)
+{
+    static const char *const text_plain[] = {"Content-Type: text/plain", NULL};
+    kytos_test_resp *r = kytos_test_request_h(th, "POST", TR(S1 ":1"),
+                                              "{\"tag_type\":\"vlan\",\"tag_ranges\":[1]}", text_plain);
+
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 415);
+    kytos_test_resp_free(r);
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_DEFAULT "}");
+}
+END_TEST
+
+START_TEST(tags_survive_a_restart)
+{
+    char dir[] = "/tmp/topo-tags-XXXXXX";
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .data_dir = dir};
+    struct json_object *doc, *v;
+    kytos_test_host *h;
+    kytos_test_resp *r;
+    char ins[64];
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_with(CONF_FAST, dir, true);
+    expect_ok("POST", TR(S2 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,500],2096,[3001]]}", 200,
+              "Operation Successful");
+    expect_ok("POST", ST(S2 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\"]}", 200,
+              "Operation Successful");
+    expect_ok("POST", TR(S3 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[7]}", 200, "Operation Successful");
+    expect_ok("DELETE", TR(S3 ":1"), NULL, 200, "Operation Successful");
+    kytos_test_host_free(th);
+    th = NULL;
+
+    /* the stored interface_details documents */
+    h = kytos_test_host_new(&o);
+    ck_assert_int_eq(kytos_test_load(h, SEED_SO), 0);
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    r = kytos_test_request(h, "GET", "/api/kytos/topo_seed/v1/interface_details/" S2 ":1", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    doc = kytos_test_resp_json(r);
+    ck_assert_str_eq(json_object_get_string(path_get(doc, "_id", NULL, NULL)), S2 ":1");
+    ck_assert_str_eq(json_object_get_string(path_get(doc, "id", NULL, NULL)), S2 ":1");
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(doc, "tag_ranges", NULL, NULL), JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}");
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(doc, "available_tags", NULL, NULL),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}");
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(doc, "special_tags", NULL, NULL), JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[\"any\"]}");
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(doc, "special_available_tags", NULL, NULL),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[\"any\"]}");
+    v = path_get(doc, "inserted_at", NULL, NULL);
+    ck_assert(json_object_is_type(v, json_type_string));
+    snprintf(ins, sizeof(ins), "%s", json_object_get_string(v));
+    ck_assert(json_object_is_type(path_get(doc, "updated_at", NULL, NULL), json_type_string));
+    kytos_test_resp_free(r);
+    r = kytos_test_request(h, "GET", "/api/kytos/topo_seed/v1/interface_details/" S3 ":1", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(kytos_test_resp_json(r), "tag_ranges", NULL, NULL),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[[1,4094]]}");
+    kytos_test_resp_free(r);
+    /* untouched interfaces have no document, as in Kytos */
+    r = kytos_test_request(h, "GET", "/api/kytos/topo_seed/v1/interface_details/" S1 ":1", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 404);
+    kytos_test_resp_free(r);
+    /* hostile documents: ignored, or only their bad part */
+    seed(h, "interface_details", S1 ":1", "{\"id\":\"" S1 ":1\",\"tag_ranges\":{\"vlan\":[[5,1]]},"
+         "\"special_tags\":{\"vlan\":[\"untagged\"]}}");
+    seed(h, "interface_details", S1 ":2", "{\"id\":\"" S1 ":2\",\"tag_ranges\":{\"vlan\":[[9,10]]},"
+         "\"special_tags\":{\"vlan\":[\"any\",\"any\"]}}");
+    seed(h, "interface_details", S1 ":3", "{\"id\":\"" S1 ":3\",\"tag_ranges\":[1],\"special_tags\":7}");
+    seed(h, "interface_details", "x", "{\"id\":42,\"tag_ranges\":{\"vlan\":[[1,2]]}}");
+    seed(h, "interface_details", "y", "{\"id\":\"" S1 ":999\",\"tag_ranges\":{\"vlan\":[[1,2]]}}");
+    kytos_test_host_free(h);
+
+    /* topology alone: the tags are back before the switches connect */
+    th = host_with(CONF_FAST, dir, false);
+    expect_json("GET", TR(S2 ":1"), NULL, 200, "{\"" S2 ":1\":" TAGS_SET "}");
+    expect_json("GET", TR(S3 ":1"), NULL, 200, "{\"" S3 ":1\":" TAGS_DEFAULT "}");
+    expect_json("GET", TR(S1 ":1"), NULL, 200,
+                "{\"" S1 ":1\":{\"available_tags\":{\"vlan\":[[1,4094]]},\"tag_ranges\":{\"vlan\":[[1,4094]]},"
+                "\"special_tags\":{\"vlan\":[\"untagged\"]},\"special_available_tags\":{\"vlan\":[\"untagged\"]}}}");
+    expect_json("GET", TR(S1 ":2"), NULL, 200,
+                "{\"" S1 ":2\":{\"available_tags\":{\"vlan\":[[9,10]]},\"tag_ranges\":{\"vlan\":[[9,10]]},"
+                "\"special_tags\":{\"vlan\":[\"untagged\",\"any\"]},"
+                "\"special_available_tags\":{\"vlan\":[\"untagged\",\"any\"]}}}");
+    expect_json("GET", TR(S1 ":3"), NULL, 200, "{\"" S1 ":3\":" TAGS_DEFAULT "}");
+    r = call("GET", API "interfaces/tag_ranges", NULL, 200);
+    ck_assert_int_eq(json_object_object_length(kytos_test_resp_json(r)), 13);
+    kytos_test_resp_free(r);
+    /* a later change keeps the first inserted_at */
+    expect_ok("POST", ST(S2 ":1"), "{\"tag_type\":\"vlan\",\"special_tags\":[\"untagged\"]}", 200,
+              "Operation Successful");
+    kytos_test_host_free(th);
+    th = NULL;
+    h = kytos_test_host_new(&o);
+    ck_assert_int_eq(kytos_test_load(h, SEED_SO), 0);
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    r = kytos_test_request(h, "GET", "/api/kytos/topo_seed/v1/interface_details/" S2 ":1", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert_str_eq(json_object_get_string(path_get(kytos_test_resp_json(r), "inserted_at", NULL, NULL)), ins);
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(kytos_test_resp_json(r), "special_tags", NULL, NULL),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[\"untagged\"]}");
+    kytos_test_resp_free(r);
+    kytos_test_host_free(h);
+
+    /* deleting the interface deletes its document */
+    th = host_with(CONF_FAST, dir, false);
+    expect_ok("POST", API "interfaces/" S2 ":1/disable", NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "interfaces/" S2 ":1", NULL, 200, "Operation Successful");
+    expect_error("GET", TR(S2 ":1"), NULL, 404, "Interface not found");
+    kytos_test_host_free(th);
+    th = NULL;
+    h = kytos_test_host_new(&o);
+    ck_assert_int_eq(kytos_test_load(h, SEED_SO), 0);
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    r = kytos_test_request(h, "GET", "/api/kytos/topo_seed/v1/interface_details/" S2 ":1", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 404);
+    kytos_test_resp_free(r);
+    kytos_test_host_free(h);
+    {
+        char cmd[64];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
@@ -951,6 +1250,11 @@ static Suite *suite(void)
     tcase_add_test(tc, event_dicts_match_get_bodies);
     tcase_add_test(tc, concurrent_readers_and_writers);
     tcase_add_test(tc, hostile_store_documents);
+    tcase_add_test(tc, tag_ranges_get);
+    tcase_add_test(tc, tag_ranges_set_and_reset);
+    tcase_add_test(tc, tag_ranges_bad_input_is_400);
+    tcase_add_test(tc, tag_ranges_need_json);
+    tcase_add_test(tc, tags_survive_a_restart);
     suite_add_tcase(s, tc);
     return s;
 }
