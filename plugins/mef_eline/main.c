@@ -11,6 +11,12 @@
  *   GET/POST v2/evc/{circuit_id}/metadata, DELETE v2/evc/{circuit_id}/metadata/{key}
  *   POST   v2/evc/metadata, DELETE v2/evc/metadata/{key}   bulk, {"circuit_ids": [...]}
  *   GET    v2/evc/schedule                         schedules of every EVC
+ *   POST   v2/evc/schedule/  (spec: NewCircuitSchedule)  201 {id, date|interval|frequency, action}
+ *   PATCH  v2/evc/schedule/{schedule_id}  (spec: CircuitSchedule)  200 schedule | 404
+ *   DELETE v2/evc/schedule/{schedule_id}          200 "Schedule removed" | 404
+ *   Schedules are stored in the EVC's circuit_scheduler[]; schedule.c runs
+ *   "date" and "interval" ones ("create" enables, "remove" disables); a cron
+ *   "frequency" is stored and listed only.
  *
  * Storage: collection "evcs", one document per EVC keyed by its id (14 hex
  * chars), Kytos' EVCBaseDoc fields (napps.md 3.4); dates "%Y-%m-%dT%H:%M:%S".
@@ -118,6 +124,7 @@ void me_load_all(struct me *me)
             me_evc_unref(e);
             continue;
         }
+        me_sched_track_all(me, e->id, json_object_object_get(doc, "circuit_scheduler"), true);
         adopt(me, e);
         n++;
     }
@@ -139,10 +146,12 @@ static void me_destroy(struct me *me)
         }
     }
     free(me->buckets);
+    free(me->jobs);
     me_tagtab_free(me->tags);
     me_snap_put(me->snap);
     pthread_mutex_destroy(&me->lock);
     pthread_mutex_destroy(&me->refresh_lock);
+    pthread_mutex_destroy(&me->sched_lock);
     free(me);
 }
 
@@ -160,6 +169,7 @@ static int me_init(kytos_napp *napp, char **errmsg)
     me->napp = napp;
     pthread_mutex_init(&me->lock, NULL);
     pthread_mutex_init(&me->refresh_lock, NULL);
+    pthread_mutex_init(&me->sched_lock, NULL);
     me->nbuckets = NBUCKETS;
     me->buckets = calloc(me->nbuckets, sizeof *me->buckets);
     me->tags = me_tagtab_new();
@@ -171,7 +181,8 @@ static int me_init(kytos_napp *napp, char **errmsg)
     }
     kytos_napp_set_data(napp, me);
     /* the fixed paths first: the first matching route wins */
-    if ((rc = me_rest_meta_register(me)) != KYTOS_OK ||
+    if ((rc = me_rest_sched_register(me)) != KYTOS_OK ||
+        (rc = me_rest_meta_register(me)) != KYTOS_OK ||
         (rc = me_rest_evc_register(me)) != KYTOS_OK || (rc = me_events_subscribe(me)) != KYTOS_OK) {
         *errmsg = dup_msg("registering routes or subscriptions failed");
         return rc;
@@ -192,6 +203,8 @@ static int me_start(kytos_napp *napp)
         me_load_all(me);
         if (me_consistency_start(me) != KYTOS_OK)
             kytos_log(napp, KYTOS_LOG_WARNING, "the consistency round did not start");
+        if (me_sched_start(me) != KYTOS_OK)
+            kytos_log(napp, KYTOS_LOG_WARNING, "the schedule runner did not start");
     }
     return KYTOS_OK;
 }

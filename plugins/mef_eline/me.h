@@ -151,6 +151,9 @@ struct me {
     struct me_snap *snap;
     pthread_mutex_t refresh_lock;
     int64_t last_refresh_ms;
+    pthread_mutex_t sched_lock;     /* guards jobs; never held while taking an EVC lock */
+    struct me_job *jobs;
+    size_t njobs, capjobs;
 };
 
 /* evc.c */
@@ -205,9 +208,47 @@ int me_consistency_start(struct me *me);
  * "uni_a","uni_z"}; caller holds e->lock. */
 void me_publish(struct me *me, const char *what, const struct me_evc *e);
 
+/* ---- schedules (schedule.c, sched_check.c) ---- */
+/* One entry per stored schedule of a live EVC: the index from schedule id
+ * to EVC, and when it runs next (wall clock, seconds since the epoch). */
+struct me_job {
+    char id[ME_ID_LEN + 1];
+    char evc[ME_ID_LEN + 1];
+    bool create;        /* action "create" (enable, deploy), else "remove" */
+    int64_t due;        /* INT64_MAX: never (cron "frequency", or a date that ran) */
+    int64_t every;      /* interval seconds; 0 for a one-shot date */
+};
+
+/* Code checks of a CircuitSchedule the spec passed: exactly one of date,
+ * interval, frequency; action "create" or "remove".  0, or -1 with err. */
+int me_sched_check(struct json_object *s, char *err, size_t errlen);
+/* The stored form {id, date|interval|frequency, action} of a checked schedule. */
+struct json_object *me_sched_stored(struct json_object *s, const char *id);
+/* A request's circuit_scheduler array, checked, as stored (fresh ids).
+ * NULL in = empty list.  0, or -1 with err (*out NULL). */
+int me_sched_list(struct json_object *in, struct json_object **out, char *err, size_t errlen);
+/* Interval seconds of a stored schedule; 0 when it has no valid interval. */
+int64_t me_sched_interval(struct json_object *s);
+/* RFC 3339 date-time ("Z" or an offset; none = UTC) to epoch seconds.  0 or -1. */
+int me_sched_parse_date(const char *s, int64_t *out);
+
+/* Index schedule s (stored form) of EVC evc_id.  at_load: a date already
+ * past is taken as run (as Kytos' scheduler misses it after a restart);
+ * else it runs at the next tick. */
+void me_sched_track(struct me *me, const char *evc_id, struct json_object *s, bool at_load);
+void me_sched_untrack(struct me *me, const char *sched_id);
+void me_sched_untrack_evc(struct me *me, const char *evc_id);
+/* Every schedule of the array. */
+void me_sched_track_all(struct me *me, const char *evc_id, struct json_object *arr, bool at_load);
+/* The EVC id holding schedule sched_id (copied to out); 0 or -1. */
+int me_sched_owner(struct me *me, const char *sched_id, char out[ME_ID_LEN + 1]);
+/* The runner: a timer checking due schedules once a second. */
+int me_sched_start(struct me *me);
+
 /* routes */
 int me_rest_evc_register(struct me *me);
 int me_rest_meta_register(struct me *me);
+int me_rest_sched_register(struct me *me);
 
 /* Load every non-archived EVC from the store (start). */
 void me_load_all(struct me *me);

@@ -102,11 +102,11 @@ static struct json_object *copy_or(struct json_object *body, const char *k,
 
 /* The stored document of a new EVC (EVCBaseDoc), from a checked body. */
 static struct json_object *new_doc(const char *id, struct json_object *body,
-                                   struct json_object *primary, struct json_object *backup)
+                                   struct json_object *primary, struct json_object *backup,
+                                   struct json_object *sched)
 {
-    struct json_object *d = json_object_new_object(), *v, *sched;
+    struct json_object *d = json_object_new_object(), *v;
     char now[32];
-    size_t i;
 
     me_now(now);
     json_object_object_add(d, "id", json_object_new_string(id));
@@ -138,25 +138,8 @@ static struct json_object *new_doc(const char *id, struct json_object *body,
     if (json_object_object_get_ex(body, "sb_priority", &v) && v)
         json_object_object_add(d, "sb_priority", json_object_get(v));
     json_object_object_add(d, "service_level", copy_or(body, "service_level", json_object_new_int(0)));
-    /* each schedule gets an id, as CircuitSchedule does */
-    sched = json_object_new_array();
-    if (json_object_object_get_ex(body, "circuit_scheduler", &v) &&
-        json_object_is_type(v, json_type_array)) {
-        for (i = 0; i < json_object_array_length(v); i++) {
-            struct json_object *s = json_object_array_get_idx(v, i), *c = json_object_new_object();
-            char sid[ME_ID_LEN + 1];
-            me_new_id(sid);
-            json_object_object_add(c, "id", json_object_new_string(sid));
-            if (json_object_is_type(s, json_type_object)) {
-                json_object_object_foreach(s, k, sv) {
-                    if (strcmp(k, "id") != 0)
-                        json_object_object_add(c, k, json_object_get(sv));
-                }
-            }
-            json_object_array_add(sched, c);
-        }
-    }
-    json_object_object_add(d, "circuit_scheduler", sched);
+    /* checked, each with an id, as CircuitSchedule does (me_sched_list) */
+    json_object_object_add(d, "circuit_scheduler", sched ? sched : json_object_new_array());
     json_object_object_add(d, "archived", json_object_new_boolean(0));
     json_object_object_add(d, "metadata", copy_or(body, "metadata", json_object_new_object()));
     json_object_object_add(d, "active", json_object_new_boolean(0));
@@ -244,6 +227,7 @@ static int h_create(kytos_req *req, void *ud)
 {
     struct me *me = ud;
     struct json_object *body = kytos_req_json(req), *ua, *uz, *pp = NULL, *bp = NULL, *v, *out;
+    struct json_object *sched = NULL;
     struct me_snap *snap;
     struct me_tag ta, tz;
     struct me_evc *e = NULL;
@@ -302,15 +286,25 @@ static int h_create(kytos_req *req, void *ud)
         return kytos_resp_error(req, 400, "The EVC must have a primary path or allow dynamic paths.");
     }
 
+    /* schedules: the code checks of sched_check.c (one trigger, known action) */
+    if (me_sched_list(json_object_object_get(body, "circuit_scheduler"), &sched, err,
+                      sizeof err) != 0) {
+        me_snap_put(snap);
+        json_object_put(pp);
+        json_object_put(bp);
+        return kytos_resp_error(req, 400, "%s", err);
+    }
+
     me_new_id(id);
     e = me_evc_new(id);
     if (!e) {
         me_snap_put(snap);
         json_object_put(pp);
         json_object_put(bp);
+        json_object_put(sched);
         return KYTOS_ENOMEM;
     }
-    e->doc = new_doc(id, body, pp, bp);
+    e->doc = new_doc(id, body, pp, bp, sched);
     if (me_evc_load(e, snap, err, sizeof err) != 0) {
         me_snap_put(snap);
         me_evc_unref(e);
@@ -352,6 +346,7 @@ static int h_create(kytos_req *req, void *ud)
         me_evc_unref(e);
         return kytos_resp_error(req, 500, "Failed to store the EVC");
     }
+    me_sched_track_all(me, e->id, json_object_object_get(e->doc, "circuit_scheduler"), false);
     me_publish(me, "created", e);
     pthread_mutex_unlock(&e->lock);
     me_evc_unref(e);
@@ -487,7 +482,7 @@ static int h_update(kytos_req *req, void *ud)
 {
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id");
-    struct json_object *body = kytos_req_json(req), *old = NULL, *out, *v;
+    struct json_object *body = kytos_req_json(req), *old = NULL, *out, *v, *sched = NULL;
     struct me_evc *e = me_evc_get(me, id);
     struct me_snap *snap = NULL;
     struct me_tag old_a = {0}, old_z = {0};
@@ -518,6 +513,11 @@ static int h_update(kytos_req *req, void *ud)
             goto done;
         }
     }
+    if (json_object_object_get_ex(body, "circuit_scheduler", &v) &&
+        me_sched_list(v, &sched, err, sizeof err) != 0) {
+        st = 400;
+        goto done;
+    }
     /* apply on a copy of the document, then reload the runtime from it */
     json_object_deep_copy(e->doc, &old, NULL);
     json_object_object_foreach(body, key, val) {
@@ -546,9 +546,12 @@ static int h_update(kytos_req *req, void *ud)
         }
         /* every check passed: apply the body */
         json_object_object_foreach(body, k2, v2) {
-            if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path"))
+            if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path") &&
+                strcmp(k2, "circuit_scheduler"))
                 json_object_object_add(e->doc, k2, json_object_get(v2));
         }
+        if (sched)
+            json_object_object_add(e->doc, "circuit_scheduler", json_object_get(sched));
         for (i = 0; i < 2; i++)
             if (checked[i])
                 json_object_object_add(e->doc, paths[i], checked[i]);
@@ -604,8 +607,13 @@ static int h_update(kytos_req *req, void *ud)
         snprintf(err, sizeof err, "Failed to store the EVC");
         goto done;
     }
+    if (sched) {   /* the new list replaces the old one in the index */
+        me_sched_untrack_evc(me, e->id);
+        me_sched_track_all(me, e->id, sched, false);
+    }
     me_publish(me, "updated", e);
 done:
+    json_object_put(sched);
     if (st) {
         pthread_mutex_unlock(&e->lock);
         me_snap_put(snap);
@@ -657,6 +665,7 @@ static int h_delete(kytos_req *req, void *ud)
     if (me_evc_find(me, id) == e)
         me_evc_remove(me, e);
     pthread_mutex_unlock(&me->lock);
+    me_sched_untrack_evc(me, e->id);
     me_evc_unref(e);
     out = json_object_new_object();
     snprintf(text, sizeof text, "Circuit %s removed", id);

@@ -2,7 +2,9 @@
  * test host over simnet's 3-switch ring (topology, flow_manager, mef_eline,
  * simnet): every case of shared/fixtures/mef_eline_evc_cases.json, 409 for
  * a duplicated EPL UNI, list/get/patch/delete/metadata, flows installed
- * through flow_manager, and link failures moving or downing an EVC. */
+ * through flow_manager, link failures moving or downing an EVC, and the
+ * schedule API (POST/PATCH/DELETE v2/evc/schedule, its 400s and 404s) with
+ * "date" and "interval" schedules run by the NApp's one-second timer. */
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -20,6 +23,11 @@
     ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":" vlan "}},\"uni_z\":{\"interface_id\":\"" S3 \
     ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":" vlan "}}}"
 
+#define EVPL_SCHED(name, vlan, sched)                                                            \
+    "{\"name\":\"" name "\",\"dynamic_backup_path\":true,\"uni_a\":{\"interface_id\":\"" S1    \
+    ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":" vlan "}},\"uni_z\":{\"interface_id\":\"" S3 \
+    ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":" vlan "}},\"circuit_scheduler\":[" sched "]}"
+
 static kytos_test_host *th;
 
 static const char conf[] = "[kytos/topology]\n"
@@ -27,22 +35,29 @@ static const char conf[] = "[kytos/topology]\n"
                            "[kytos/simnet]\n"
                            "flow_stats_interval = 0\n";
 
-static void setup(void)
+/* A host over data_dir (NULL = a fresh temporary one) with the four NApps started. */
+static kytos_test_host *host_over(const char *data_dir)
 {
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf, .data_dir = data_dir};
     static const char *const napps[] = {"topology", "flow_manager", "mef_eline", "simnet"};
     char path[512];
     size_t i;
 
-    th = kytos_test_host_new(&o);
-    ck_assert_ptr_nonnull(th);
+    kytos_test_host *h = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(h);
     for (i = 0; i < sizeof napps / sizeof napps[0]; i++) {
         snprintf(path, sizeof path, "%s/%s.so", NAPP_DIR, napps[i]);
-        ck_assert_msg(kytos_test_load(th, path) == 0, "%s: %s", napps[i],
-                      kytos_test_last_error(th));
+        ck_assert_msg(kytos_test_load(h, path) == 0, "%s: %s", napps[i],
+                      kytos_test_last_error(h));
     }
-    ck_assert_int_eq(kytos_test_start(th), 0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
+    return h;
+}
+
+static void setup(void)
+{
+    th = host_over(NULL);
 }
 
 static void teardown(void)
@@ -457,6 +472,325 @@ START_TEST(patch_uni_swaps_tags_and_redeploys)
 }
 END_TEST
 
+/* ---- schedules ---- */
+
+/* An RFC 3339 UTC date-time secs from now. */
+static void iso_in(int secs, char out[32])
+{
+    time_t t = time(NULL) + secs;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Wait (polling GET, up to timeout_ms) until the EVC is enabled/active as asked. */
+static bool await_evc(const char *id, bool enabled, bool active, unsigned timeout_ms)
+{
+    struct timespec step = {0, 50 * 1000000L};
+    unsigned waited;
+    for (waited = 0; waited <= timeout_ms; waited += 50) {
+        kytos_test_resp *r;
+        struct json_object *e = get_evc(id, &r);
+        bool en = json_object_get_boolean(json_object_object_get(e, "enabled"));
+        bool ac = json_object_get_boolean(json_object_object_get(e, "active"));
+        kytos_test_resp_free(r);
+        if (en == enabled && ac == active)
+            return true;
+        nanosleep(&step, NULL);
+    }
+    return false;
+}
+
+/* POST a schedule; 201 expected; its id copied to sid. */
+static void post_schedule(const char *evc, const char *schedule, char sid[15])
+{
+    char body[512];
+    kytos_test_resp *r;
+    snprintf(body, sizeof body, "{\"circuit_id\":\"%s\",\"schedule\":%s}", evc, schedule);
+    r = req("POST", ME "v2/evc/schedule/", body);
+    ck_assert_msg(kytos_test_resp_status(r) == 201, "status %u: %s", kytos_test_resp_status(r),
+                  description(r));
+    ck_assert_uint_eq(strlen(str(kytos_test_resp_json(r), "id")), 14);
+    snprintf(sid, 15, "%s", str(kytos_test_resp_json(r), "id"));
+    kytos_test_resp_free(r);
+}
+
+/* POST body to path: status st and a description containing want. */
+static void expect_error(const char *method, const char *path, const char *body, unsigned st,
+                         const char *want)
+{
+    kytos_test_resp *r = req(method, path, body);
+    ck_assert_msg(kytos_test_resp_status(r) == st, "%s: status %u (%s)", body ? body : "-",
+                  kytos_test_resp_status(r), description(r));
+    ck_assert_msg(strstr(description(r), want) != NULL, "%s: '%s' lacks '%s'", body ? body : "-",
+                  description(r),
+                  want);
+    kytos_test_resp_free(r);
+}
+
+/* The schedules of GET v2/evc/schedule with that schedule id. */
+static size_t listed(const char *sid, const char *evc)
+{
+    kytos_test_resp *r = req("GET", ME "v2/evc/schedule", NULL);
+    struct json_object *arr = kytos_test_resp_json(r);
+    size_t i, n = 0;
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    for (i = 0; json_object_is_type(arr, json_type_array) && i < json_object_array_length(arr); i++) {
+        struct json_object *v = json_object_array_get_idx(arr, i);
+        if (strcmp(str(v, "schedule_id"), sid) == 0) {
+            ck_assert_str_eq(str(v, "circuit_id"), evc);
+            ck_assert_str_eq(str(json_object_object_get(v, "schedule"), "id"), sid);
+            n++;
+        }
+    }
+    kytos_test_resp_free(r);
+    return n;
+}
+
+START_TEST(schedule_create_list_patch_delete)
+{
+    char id[15], sid[15], fid[15], body[512], path[256];
+    kytos_test_resp *r;
+    struct json_object *j, *e, *arr, *iv;
+    int deployed = 0;
+    const char *post = ME "v2/evc/schedule/";
+    static const struct {
+        const char *schedule, *want;
+    } bad[] = {
+        /* spec layer */
+        {"{\"date\":\"tomorrow\",\"action\":\"create\"}", "The request body contains invalid API data."},
+        {"{\"interval\":{\"fortnights\":1},\"action\":\"create\"}", "Additional properties are not allowed"},
+        {"{\"interval\":{\"hours\":-1},\"action\":\"create\"}", "less than the minimum of 0"},
+        {"{\"interval\":\"1h\",\"action\":\"create\"}", "is not of type 'object'"},
+        {"{\"action\":5,\"date\":\"2035-01-01T00:00:00Z\"}", "5 is not of type 'string'"},
+        {"[]", "is not of type 'object'"},
+        /* code layer */
+        {"{}", "The schedule needs exactly one of date, interval or frequency"},
+        {"{\"date\":\"2035-01-01T00:00:00Z\",\"interval\":{\"hours\":1},\"action\":\"create\"}",
+         "The schedule needs exactly one of date, interval or frequency"},
+        {"{\"date\":\"2035-01-01T00:00:00Z\"}", "The schedule action must be 'create' or 'remove'"},
+        {"{\"date\":\"2035-01-01T00:00:00Z\",\"action\":\"explode\"}",
+         "The schedule action must be 'create' or 'remove'"},
+        {"{\"interval\":{},\"action\":\"remove\"}", "interval must be at least one second"},
+        {"{\"interval\":{\"weeks\":99999999999},\"action\":\"remove\"}", "interval is longer than a century"},
+        {"{\"frequency\":\"* *\",\"action\":\"remove\"}", "frequency must be a cron expression of 5 fields"},
+        {"{\"frequency\":\"* * * * ; rm\",\"action\":\"remove\"}", "frequency must be a cron expression"},
+    };
+    size_t i;
+
+    /* a scheduled EVC is not deployed at creation */
+    create("{\"name\":\"evpl-sched\",\"dynamic_backup_path\":true,\"uni_a\":{\"interface_id\":\"" S1
+           ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":1800}},\"uni_z\":{\"interface_id\":\"" S3
+           ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":1800}},\"circuit_scheduler\":[{\"date\":"
+           "\"2035-01-01T00:00:00Z\",\"action\":\"create\"}]}",
+           id, &deployed);
+    ck_assert(!deployed);
+    e = get_evc(id, &r);
+    arr = json_object_object_get(e, "circuit_scheduler");
+    ck_assert_uint_eq(json_object_array_length(arr), 1);
+    snprintf(fid, sizeof fid, "%s", str(json_object_array_get_idx(arr, 0), "id"));
+    ck_assert_uint_eq(strlen(fid), 14);
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(listed(fid, id), 1);
+
+    /* POST: 201 with the schedule */
+    snprintf(body, sizeof body,
+             "{\"circuit_id\":\"%s\",\"schedule\":{\"date\":\"2035-06-01T12:00:00Z\",\"action\":"
+             "\"remove\"},\"extra\":1}",
+             id);
+    r = req("POST", post, body);
+    ck_assert_msg(kytos_test_resp_status(r) == 201, "%s", description(r));
+    j = kytos_test_resp_json(r);
+    snprintf(sid, sizeof sid, "%s", str(j, "id"));
+    ck_assert_uint_eq(strlen(sid), 14);
+    ck_assert_str_eq(str(j, "date"), "2035-06-01T12:00:00Z");
+    ck_assert_str_eq(str(j, "action"), "remove");
+    ck_assert(!json_object_object_get_ex(j, "interval", NULL));
+    kytos_test_resp_free(r);
+    /* shown in GET of the EVC and in the schedule list */
+    e = get_evc(id, &r);
+    arr = json_object_object_get(e, "circuit_scheduler");
+    ck_assert_uint_eq(json_object_array_length(arr), 2);
+    ck_assert_str_eq(str(json_object_array_get_idx(arr, 1), "id"), sid);
+    ck_assert_str_eq(str(json_object_array_get_idx(arr, 1), "date"), "2035-06-01T12:00:00Z");
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(listed(sid, id), 1);
+
+    /* 404 for an unknown circuit, 400 for bad bodies */
+    expect_error("POST", post,
+                 "{\"circuit_id\":\"0123456789abcd\",\"schedule\":{\"date\":\"2035-01-01T00:00:00Z\","
+                 "\"action\":\"create\"}}",
+                 404, "circuit_id 0123456789abcd not found");
+    snprintf(body, sizeof body, "{\"circuit_id\":\"%s\"}", id);
+    expect_error("POST", post, body, 400, "'schedule' is a required property");
+    expect_error("POST", post, "{\"circuit_id\":5,\"schedule\":{}}", 400, "5 is not of type 'string'");
+    expect_error("POST", post, "\"x\"", 400, "is not of type 'object'");
+    expect_error("POST", post, "{\"circuit_id\":", 400, "");
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(body, sizeof body, "{\"circuit_id\":\"%s\",\"schedule\":%s}", id, bad[i].schedule);
+        expect_error("POST", post, body, 400, bad[i].want);
+    }
+    /* the same code checks for circuit_scheduler at creation */
+    expect_error("POST", ME "v2/evc/",
+                 EVPL_SCHED("evpl-bad", "1801", "{\"date\":\"2035-01-01T00:00:00Z\",\"action\":\"x\"}"),
+                 400, "circuit_scheduler 0: The schedule action must be 'create' or 'remove'");
+    /* a cron frequency is stored and listed (not run) */
+    post_schedule(id, "{\"frequency\":\"0 3 * * 1\",\"action\":\"create\"}", fid);
+    ck_assert_uint_eq(listed(fid, id), 1);
+
+    /* PATCH replaces the schedule, keeping its id */
+    snprintf(path, sizeof path, ME "v2/evc/schedule/%s", sid);
+    r = req("PATCH", path, "{\"interval\":{\"hours\":2},\"action\":\"create\"}");
+    ck_assert_msg(kytos_test_resp_status(r) == 200, "%s", description(r));
+    j = kytos_test_resp_json(r);
+    ck_assert_str_eq(str(j, "id"), sid);
+    ck_assert_str_eq(str(j, "action"), "create");
+    ck_assert(!json_object_object_get_ex(j, "date", NULL));
+    ck_assert(json_object_object_get_ex(j, "interval", &iv));
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(iv, "hours")), 2);
+    kytos_test_resp_free(r);
+    e = get_evc(id, &r);
+    arr = json_object_object_get(e, "circuit_scheduler");
+    ck_assert_uint_eq(json_object_array_length(arr), 3);
+    ck_assert(json_object_object_get_ex(json_object_array_get_idx(arr, 1), "interval", NULL));
+    kytos_test_resp_free(r);
+    expect_error("PATCH", path, "{\"action\":\"create\"}", 400,
+                 "The schedule needs exactly one of date, interval or frequency");
+    expect_error("PATCH", path, "{\"interval\":{\"days\":\"1\"},\"action\":\"create\"}", 400,
+                 "'1' is not of type 'integer'");
+    expect_error("PATCH", ME "v2/evc/schedule/ffffffffffffff",
+                 "{\"interval\":{\"hours\":2},\"action\":\"create\"}", 404,
+                 "schedule_id ffffffffffffff not found");
+
+    /* DELETE, then 404 */
+    r = req("DELETE", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert_str_eq(json_object_get_string(kytos_test_resp_json(r)), "Schedule removed");
+    kytos_test_resp_free(r);
+    expect_error("DELETE", path, NULL, 404, "not found");
+    expect_error("PATCH", path, "{\"interval\":{\"hours\":2},\"action\":\"create\"}", 404,
+                 "not found");
+    ck_assert_uint_eq(listed(sid, id), 0);
+    e = get_evc(id, &r);
+    ck_assert_uint_eq(json_object_array_length(json_object_object_get(e, "circuit_scheduler")), 2);
+    kytos_test_resp_free(r);
+
+    /* PATCH of the EVC replaces its list (checked, new ids) */
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    expect_error("PATCH", path, "{\"circuit_scheduler\":[{\"action\":\"remove\"}]}", 400,
+                 "circuit_scheduler 0: The schedule needs exactly one of");
+    ck_assert_uint_eq(status_of("PATCH", path,
+                                "{\"circuit_scheduler\":[{\"date\":\"2036-01-01T00:00:00Z\","
+                                "\"action\":\"remove\"}]}"),
+                      200);
+    ck_assert_uint_eq(listed(fid, id), 0);
+    e = get_evc(id, &r);
+    arr = json_object_object_get(e, "circuit_scheduler");
+    ck_assert_uint_eq(json_object_array_length(arr), 1);
+    snprintf(fid, sizeof fid, "%s", str(json_object_array_get_idx(arr, 0), "id"));
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(listed(fid, id), 1);
+
+    /* an archived EVC's schedules are not found any more */
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    snprintf(path, sizeof path, ME "v2/evc/schedule/%s", fid);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 404);
+    snprintf(body, sizeof body,
+             "{\"circuit_id\":\"%s\",\"schedule\":{\"date\":\"2035-01-01T00:00:00Z\",\"action\":"
+             "\"create\"}}",
+             id);
+    ck_assert_uint_eq(status_of("POST", post, body), 404);
+}
+END_TEST
+
+START_TEST(date_schedule_runs)
+{
+    char id[15], sid[15], when[32], sched[128];
+    int deployed = 0;
+
+    create(EVPL("evpl-date", "1900"), id, &deployed);
+    ck_assert(deployed);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+
+    /* a date already past when posted runs at the next tick: remove */
+    iso_in(-5, when);
+    snprintf(sched, sizeof sched, "{\"date\":\"%s\",\"action\":\"remove\"}", when);
+    post_schedule(id, sched, sid);
+    ck_assert_msg(await_evc(id, false, false, 5000), "the past date did not run");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed") + evc_flows(id, S1, "pending"), 0);
+
+    /* a date in the near future runs when due: create */
+    iso_in(1, when);
+    snprintf(sched, sizeof sched, "{\"date\":\"%s\",\"action\":\"create\"}", when);
+    post_schedule(id, sched, sid);
+    ck_assert_msg(await_evc(id, true, true, 6000), "the near date did not run");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+    ck_assert_uint_eq(listed(sid, id), 1);
+}
+END_TEST
+
+START_TEST(interval_schedule_runs)
+{
+    char id[15], sid[15], path[256];
+
+    create(EVPL("evpl-interval", "1950"), id, NULL);
+    post_schedule(id, "{\"interval\":{\"seconds\":1},\"action\":\"remove\"}", sid);
+    ck_assert_msg(await_evc(id, false, false, 6000), "the interval did not run");
+    snprintf(path, sizeof path, ME "v2/evc/schedule/%s", sid);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    /* no longer run: enabling sticks */
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    ck_assert_uint_eq(status_of("PATCH", path, "{\"enabled\":true}"), 200);
+    ck_assert(await_evc(id, true, true, 2000));
+}
+END_TEST
+
+START_TEST(schedules_survive_a_restart)
+{
+    char dir[] = "/tmp/test_mef_eline.XXXXXX", id[15], sid[15], past[15], when[32], sched[128];
+    char path[256], cmd[64];
+    unsigned waited;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_over(dir);
+    create(EVPL("evpl-restart", "2000"), id, NULL);
+    post_schedule(id, "{\"date\":\"2035-01-01T00:00:00Z\",\"action\":\"remove\"}", sid);
+    /* a past date runs once... */
+    iso_in(-5, when);
+    snprintf(sched, sizeof sched, "{\"date\":\"%s\",\"action\":\"remove\"}", when);
+    post_schedule(id, sched, past);
+    ck_assert(await_evc(id, false, false, 5000));
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    ck_assert_uint_eq(status_of("PATCH", path, "{\"enabled\":true}"), 200);
+    ck_assert(await_evc(id, true, true, 2000));
+
+    kytos_test_host_free(th);
+    th = host_over(dir);
+    /* the schedules are loaded back (listed and found by id) */
+    ck_assert_uint_eq(listed(sid, id), 1);
+    ck_assert_uint_eq(listed(past, id), 1);
+    snprintf(path, sizeof path, ME "v2/evc/schedule/%s", sid);
+    ck_assert_uint_eq(status_of("PATCH", path, "{\"date\":\"2036-01-01T00:00:00Z\",\"action\":"
+                                               "\"remove\"}"),
+                      200);
+    /* ...and not again after the restart: the EVC stays enabled for 2.5 ticks */
+    for (waited = 0; waited < 2500; waited += 100) {
+        struct timespec step = {0, 100 * 1000000L};
+        ck_assert_msg(await_evc(id, true, true, 0) || await_evc(id, true, false, 0),
+                      "the past date ran again after the restart");
+        nanosleep(&step, NULL);
+    }
+    kytos_test_host_free(th);
+    th = host_over(NULL);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
@@ -471,6 +805,10 @@ static Suite *suite(void)
     tcase_add_test(tc, deploy_installs_flows_through_flow_manager);
     tcase_add_test(tc, link_down_moves_the_evc_then_downs_it);
     tcase_add_test(tc, intra_switch_evc);
+    tcase_add_test(tc, schedule_create_list_patch_delete);
+    tcase_add_test(tc, date_schedule_runs);
+    tcase_add_test(tc, interval_schedule_runs);
+    tcase_add_test(tc, schedules_survive_a_restart);
     suite_add_tcase(s, tc);
     return s;
 }
