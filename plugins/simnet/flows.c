@@ -3,6 +3,7 @@
 #include "simnet.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -108,52 +109,251 @@ static void copy_actions(struct json_object *dst, struct json_object *src)
     }
 }
 
+/* ---- the flow table: install-order list + hash on (table_id, priority, match) ----
+ * The hash only picks candidates: same_entry() still decides, so two flows
+ * collide harmlessly.  Whatever json_object_equal() calls equal hashes
+ * equal: objects hash their members in any order, integers by value
+ * whether json-c holds them signed or unsigned, -0.0 as 0.0, and an absent
+ * match as {} (match_equal). */
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static uint64_t hash_json(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_boolean:
+        return mix(json_object_get_boolean(v) ? 0x74 : 0x66);
+    case json_type_int: {
+        int64_t i = json_object_get_int64(v);
+        return mix((i < 0 ? (uint64_t)i : json_object_get_uint64(v)) ^ 0x69);
+    }
+    case json_type_double: {
+        double d = json_object_get_double(v);
+        uint64_t bits;
+        if (d == 0)
+            d = 0;
+        memcpy(&bits, &d, sizeof bits);
+        return mix(bits ^ 0x64);
+    }
+    case json_type_string:
+        return mix(hash_bytes(json_object_get_string(v), (size_t)json_object_get_string_len(v)) ^ 0x73);
+    case json_type_array: {
+        size_t n = json_object_array_length(v);
+        uint64_t h = mix(n ^ 0x61);
+        for (size_t i = 0; i < n; i++)
+            h = mix(h ^ hash_json(json_object_array_get_idx(v, i)));
+        return h;
+    }
+    case json_type_object: {
+        uint64_t h = 0;
+        /* a sum: the members' order does not count */
+        json_object_object_foreach(v, key, val) {
+            h += mix(hash_bytes(key, strlen(key)) ^ (hash_json(val) * 0x9e3779b97f4a7c15ULL));
+        }
+        return mix(h ^ ((uint64_t)json_object_object_length(v) << 8) ^ 0x6f);
+    }
+    case json_type_null:
+    default:
+        return 0x6e;
+    }
+}
+
+/* The key of same_entry(): table_id, priority and match, with their defaults. */
+static uint64_t entry_key(struct json_object *flow)
+{
+    struct json_object *m = match_of(flow);
+    uint64_t hm = m ? hash_json(m) : mix(0x6f);   /* absent = {} */
+
+    return mix(hm ^ mix(num(flow, "table_id", 0) * 0x9e3779b97f4a7c15ULL ^ num(flow, "priority", 0x8000)));
+}
+
+static size_t bucket_of(const struct sim_flowtab *t, uint64_t key)
+{
+    return (size_t)(key & (t->nbuckets - 1));
+}
+
+static bool tab_grow(struct sim_flowtab *t)
+{
+    size_t nb = t->nbuckets ? t->nbuckets * 2 : 64;
+    struct sim_flow **b = calloc(nb, sizeof(*b));
+
+    if (!b)
+        return t->nbuckets > 0;   /* keep the old table: longer chains */
+    for (struct sim_flow *f = t->head; f; f = f->next) {
+        size_t i = (size_t)(f->key & (nb - 1));
+        f->chain = b[i];
+        b[i] = f;
+    }
+    free(t->buckets);
+    t->buckets = b;
+    t->nbuckets = nb;
+    return true;
+}
+
+/* Append a flow (owned by the table from now on); false when out of memory. */
+static bool tab_append(struct sim_flowtab *t, struct json_object *flow, uint64_t key)
+{
+    struct sim_flow *f;
+    size_t i;
+
+    if ((t->n >= t->nbuckets && !tab_grow(t)) || !(f = calloc(1, sizeof(*f))))
+        return false;
+    f->flow = flow;
+    f->key = key;
+    f->prev = t->tail;
+    if (t->tail)
+        t->tail->next = f;
+    else
+        t->head = f;
+    t->tail = f;
+    i = bucket_of(t, key);
+    f->chain = t->buckets[i];
+    t->buckets[i] = f;
+    t->n++;
+    return true;
+}
+
+static void tab_remove(struct sim_flowtab *t, struct sim_flow *f)
+{
+    struct sim_flow **pp = &t->buckets[bucket_of(t, f->key)];
+
+    while (*pp != f)
+        pp = &(*pp)->chain;
+    *pp = f->chain;
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        t->head = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        t->tail = f->prev;
+    t->n--;
+    json_object_put(f->flow);
+    free(f);
+}
+
+/* The flows with flow's (table_id, priority, match), in install order, at
+ * most max of them; how many. */
+static size_t tab_find(const struct sim_flowtab *t, struct json_object *flow, uint64_t key,
+                       struct sim_flow **out, size_t max)
+{
+    size_t n = 0;
+
+    if (!t->nbuckets)
+        return 0;
+    for (struct sim_flow *f = t->buckets[bucket_of(t, key)]; f && n < max; f = f->chain)
+        if (f->key == key && same_entry(f->flow, flow))
+            out[n++] = f;
+    return n;
+}
+
+void sim_flowtab_clear(struct sim_flowtab *t)
+{
+    struct sim_flow *f = t->head;
+
+    while (f) {
+        struct sim_flow *next = f->next;
+        json_object_put(f->flow);
+        free(f);
+        f = next;
+    }
+    free(t->buckets);
+    memset(t, 0, sizeof(*t));
+}
+
+struct json_object *sim_flowtab_json(const struct sim_flowtab *t)
+{
+    struct json_object *arr = json_object_new_array();
+
+    if (!arr)
+        return NULL;
+    for (struct sim_flow *f = t->head; f; f = f->next) {
+        struct json_object *c = NULL;
+        if (json_object_deep_copy(f->flow, &c, NULL) != 0 || json_object_array_add(arr, c) != 0) {
+            json_object_put(c);
+            json_object_put(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* The strict commands touch the flows with the same (table_id, priority,
+ * match); an add keeps at most one such flow, so a handful is plenty. */
+#define STRICT_MAX 16
+
 static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow)
 {
-    struct json_object *kept = json_object_new_array(), *copy = NULL;
-    size_t n = json_object_array_length(sw->flows);
-    bool replaced = false;
+    struct sim_flowtab *t = &sw->flows;
+    struct sim_flow *hit[STRICT_MAX], *f, *next;
+    struct json_object *copy = NULL;
+    uint64_t key = 0;
+    size_t n = 0;
 
-    if (!kept)
-        return;
-    for (size_t k = 0; k < n; k++) {
-        struct json_object *f = json_object_array_get_idx(sw->flows, k);
-        bool drop = false;
-        switch (cmd) {
-        case CMD_ADD:
-            if (same_entry(f, flow) && !replaced) {
-                /* replace in place, keeping the position */
-                if (json_object_deep_copy(flow, &copy, NULL) == 0) {
-                    json_object_array_add(kept, copy);
-                    replaced = true;
-                    continue;
-                }
-            }
-            break;
-        case CMD_MODIFY:
-        case CMD_MODIFY_STRICT:
-            if (cookie_ok(f, flow) && table_ok(f, flow) &&
-                (cmd == CMD_MODIFY ? match_covers(match_of(f), match_of(flow)) : same_entry(f, flow)))
-                copy_actions(f, flow);
-            break;
-        case CMD_DELETE:
-            drop = cookie_ok(f, flow) && table_ok(f, flow) && match_covers(match_of(f), match_of(flow));
-            break;
-        case CMD_DELETE_STRICT:
-            drop = cookie_ok(f, flow) && same_entry(f, flow);
-            break;
-        default:
-            break;
+    if (cmd == CMD_ADD || cmd == CMD_MODIFY_STRICT || cmd == CMD_DELETE_STRICT) {
+        key = entry_key(flow);
+        n = tab_find(t, flow, key, hit, STRICT_MAX);
+    }
+    switch (cmd) {
+    case CMD_ADD:
+        if (json_object_deep_copy(flow, &copy, NULL) != 0)
+            return;
+        if (n) {
+            /* replace in place, keeping the position (and the copy as given) */
+            json_object_put(hit[0]->flow);
+            hit[0]->flow = copy;
+        } else {
+            json_object_object_del(copy, "cookie_mask");
+            if (!tab_append(t, copy, key))
+                json_object_put(copy);
         }
-        if (!drop)
-            json_object_array_add(kept, json_object_get(f));
+        break;
+    case CMD_MODIFY_STRICT:
+        for (size_t k = 0; k < n; k++)
+            if (cookie_ok(hit[k]->flow, flow) && table_ok(hit[k]->flow, flow))
+                copy_actions(hit[k]->flow, flow);
+        break;
+    case CMD_DELETE_STRICT:
+        for (size_t k = 0; k < n; k++)
+            if (cookie_ok(hit[k]->flow, flow))
+                tab_remove(t, hit[k]);
+        break;
+    case CMD_MODIFY:
+    case CMD_DELETE:
+        /* non-strict: any flow whose match covers the given one, so a scan */
+        for (f = t->head; f; f = next) {
+            next = f->next;
+            if (!cookie_ok(f->flow, flow) || !table_ok(f->flow, flow) ||
+                !match_covers(match_of(f->flow), match_of(flow)))
+                continue;
+            if (cmd == CMD_MODIFY)
+                copy_actions(f->flow, flow);
+            else
+                tab_remove(t, f);
+        }
+        break;
+    default:
+        break;
     }
-    if (cmd == CMD_ADD && !replaced && json_object_deep_copy(flow, &copy, NULL) == 0) {
-        json_object_object_del(copy, "cookie_mask");
-        json_object_array_add(kept, copy);
-    }
-    json_object_put(sw->flows);
-    sw->flows = kept;
 }
 
 static struct json_object *reply(const char *dpid, struct json_object *xid)
@@ -272,7 +472,6 @@ size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q)
     for (size_t i = 0; i < s->n_switches; i++) {
         struct sim_switch *sw = s->switches[i];
         struct json_object *c, *list;
-        size_t n;
         if (!sw->connected)
             continue;
         c = json_object_new_object();
@@ -282,10 +481,9 @@ size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q)
             json_object_put(list);
             continue;
         }
-        n = json_object_array_length(sw->flows);
-        for (size_t k = 0; k < n; k++) {
+        for (struct sim_flow *fl = sw->flows.head; fl; fl = fl->next) {
             struct json_object *f = NULL, *stats = json_object_new_object();
-            if (json_object_deep_copy(json_object_array_get_idx(sw->flows, k), &f, NULL) != 0) {
+            if (json_object_deep_copy(fl->flow, &f, NULL) != 0) {
                 json_object_put(stats);
                 continue;
             }

@@ -62,11 +62,6 @@ static struct sim_switch *switch_new(struct simnet *s, const char *dpid)
     sw = calloc(1, sizeof(*sw));
     if (!sw)
         return NULL;
-    sw->flows = json_object_new_array();
-    if (!sw->flows) {
-        free(sw);
-        return NULL;
-    }
     snprintf(sw->dpid, sizeof(sw->dpid), "%s", dpid);
     sw->idx = ++s->next_idx;
     sw->next_port = 1;
@@ -78,7 +73,7 @@ static struct sim_switch *switch_new(struct simnet *s, const char *dpid)
 
 static void switch_free(struct sim_switch *sw)
 {
-    json_object_put(sw->flows);
+    sim_flowtab_clear(&sw->flows);
     free(sw->ports);
     free(sw);
 }

@@ -50,7 +50,7 @@ static struct json_object *network_json(struct simnet *s)
         json_object_object_add(d, "connection", json_object_new_string(sw->connection));
         json_object_object_add(d, "data_path", json_object_new_string(dp));
         json_object_object_add(d, "ports", ports);
-        json_object_object_add(d, "flows", json_object_new_int64((int64_t)json_object_array_length(sw->flows)));
+        json_object_object_add(d, "flows", json_object_new_int64((int64_t)sw->flows.n));
         json_object_object_add(sws, sw->dpid, d);
     }
     for (size_t i = 0; i < s->n_links; i++) {
@@ -334,12 +334,13 @@ static int get_flows(kytos_req *req, void *ud)
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->n_switches; i++) {
         struct sim_switch *sw = s->switches[i];
-        struct json_object *d, *copy = NULL;
+        struct json_object *d, *copy;
         if (dpid && strcmp(dpid, sw->dpid) != 0)
             continue;
         found = true;
         d = json_object_new_object();
-        if (json_object_deep_copy(sw->flows, &copy, NULL) != 0)
+        copy = sim_flowtab_json(&sw->flows);
+        if (!copy)
             copy = json_object_new_array();
         json_object_object_add(d, "flows", copy);
         json_object_object_add(body, sw->dpid, d);

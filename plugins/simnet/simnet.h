@@ -107,6 +107,23 @@ struct sim_port {
     char peer[TOPO_INTF_ID_MAX + 1]; /* other end of its link, "" if none */
 };
 
+/* One installed flow (its dict as the FlowMod gave it). */
+struct sim_flow {
+    struct json_object *flow;
+    uint64_t key;                    /* hash of (table_id, priority, match) */
+    struct sim_flow *prev, *next;    /* install order */
+    struct sim_flow *chain;          /* next in the same bucket */
+};
+
+/* A switch's flow table: a list in install order (what GET v1/flows and
+ * flow stats show) and a hash on (table_id, priority, match), so an add, a
+ * modify_strict or a delete_strict finds its flow without a scan. */
+struct sim_flowtab {
+    struct sim_flow *head, *tail;
+    struct sim_flow **buckets;       /* nbuckets, a power of two (0 before the first flow) */
+    size_t n, nbuckets;
+};
+
 struct sim_switch {
     char dpid[TOPO_DPID_MAX + 1];
     unsigned idx;                    /* s<idx> */
@@ -115,7 +132,7 @@ struct sim_switch {
     struct sim_port *ports;          /* ascending, LOCAL last */
     size_t n_ports, cap_ports;
     uint32_t next_port;
-    struct json_object *flows;       /* array of flow dicts */
+    struct sim_flowtab flows;
     int64_t connected_at;            /* seconds, for duration_sec */
 };
 
@@ -184,6 +201,9 @@ void sim_ev_conn_lost(struct sim_evq *q, const struct sim_switch *sw);
 
 /* ---- flows.c ---- */
 int sim_flows_subscribe(struct simnet *s);
+/* Every flow of t, deep copies in install order (NULL when out of memory). */
+struct json_object *sim_flowtab_json(const struct sim_flowtab *t);
+void sim_flowtab_clear(struct sim_flowtab *t);
 void sim_flow_stats_tick(kytos_napp *napp, void *ud);
 /* Queue flow_stats.received for every connected switch; returns how many. */
 size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q);

@@ -337,6 +337,90 @@ START_TEST(flow_mods_and_barriers)
 }
 END_TEST
 
+static void flow_mod(const char *command, const char *flow)
+{
+    char buf[1024];
+
+    snprintf(buf, sizeof(buf), "{\"destination\":\"" S1 "\",\"command\":\"%s\",\"flow\":%s}", command, flow);
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, buf), 0);
+}
+
+/* port of the k-th flow of S1's table (its first output action) */
+static int flow_port(int k)
+{
+    kytos_test_resp *r = call("GET", SIM "flows/" S1, NULL, 200);
+    struct json_object *f = json_object_array_get_idx(get(get(kytos_test_resp_json(r), S1, NULL), "flows", NULL), k);
+    int port = json_object_get_int(get(json_object_array_get_idx(get(f, "actions", NULL), 0), "port", NULL));
+
+    kytos_test_resp_free(r);
+    return port;
+}
+
+/* The table is keyed on (table_id, priority, match): the match's key order
+ * and a default written out do not count, the position of a replaced flow is
+ * kept, and the non-strict commands still take every covering match. */
+START_TEST(flow_table_keys)
+{
+    char flow[256];
+
+    flow_mod("add", "{\"priority\":10,\"match\":{\"in_port\":1,\"dl_vlan\":100},\"actions\":[{\"port\":1}]}");
+    flow_mod("add", "{\"priority\":10,\"match\":{\"in_port\":2,\"dl_vlan\":100},\"actions\":[{\"port\":2}]}");
+    flow_mod("add", "{\"table_id\":0,\"priority\":10,\"match\":{\"dl_vlan\":100,\"in_port\":1},\"actions\":[{\"port\":3}]}");
+    flow_mod("add", "{\"table_id\":1,\"priority\":10,\"match\":{\"in_port\":1,\"dl_vlan\":100},\"actions\":[{\"port\":4}]}");
+    flow_mod("add", "{\"match\":{},\"actions\":[{\"port\":5}]}");
+    flow_mod("add", "{\"priority\":32768,\"actions\":[{\"port\":6}]}");   /* the default priority, no match = {} */
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 4);
+    ck_assert_int_eq(flow_port(0), 3);   /* replaced where it was */
+    ck_assert_int_eq(flow_port(1), 2);
+    ck_assert_int_eq(flow_port(2), 4);
+    ck_assert_int_eq(flow_port(3), 6);
+
+    /* modify_strict: only the same key, in the request's table */
+    flow_mod("modify_strict", "{\"priority\":10,\"match\":{\"dl_vlan\":100,\"in_port\":2},\"actions\":[{\"port\":7}]}");
+    flow_mod("modify_strict", "{\"priority\":11,\"match\":{\"in_port\":1,\"dl_vlan\":100},\"actions\":[{\"port\":8}]}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(flow_port(1), 7);
+    ck_assert_int_eq(flow_port(0), 3);
+    /* non-strict modify: every flow whose match covers {dl_vlan: 100}, any table */
+    flow_mod("modify", "{\"match\":{\"dl_vlan\":100},\"actions\":[{\"port\":9}]}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(flow_port(0), 9);
+    ck_assert_int_eq(flow_port(1), 9);
+    ck_assert_int_eq(flow_port(2), 9);
+    ck_assert_int_eq(flow_port(3), 6);
+    /* delete_strict in table 1 only; then non-strict delete of in_port 1 */
+    flow_mod("delete_strict", "{\"table_id\":1,\"priority\":10,\"match\":{\"dl_vlan\":100,\"in_port\":1}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 3);
+    flow_mod("delete", "{\"match\":{\"in_port\":1}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 2);
+    ck_assert_int_eq(flow_port(0), 9);
+    ck_assert_int_eq(flow_port(1), 6);
+
+    /* many flows: each add and each strict delete finds its own */
+    for (int k = 0; k < 600; k++) {
+        snprintf(flow, sizeof(flow), "{\"priority\":20,\"match\":{\"in_port\":%d,\"dl_vlan\":%d},\"actions\":[]}",
+                 k % 3 + 1, k + 1);
+        flow_mod("add", flow);
+    }
+    for (int k = 0; k < 600; k += 2) {
+        snprintf(flow, sizeof(flow), "{\"priority\":20,\"match\":{\"dl_vlan\":%d,\"in_port\":%d}}", k + 1, k % 3 + 1);
+        flow_mod("delete_strict", flow);
+    }
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 302);
+    /* the priority does not count: 100 of the 600 and the first flow on port 2 go */
+    flow_mod("delete", "{\"priority\":20,\"match\":{\"in_port\":2}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 201);
+    flow_mod("delete", "{}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 0);
+}
+END_TEST
+
 START_TEST(flow_mod_errors)
 {
     struct json_object *c;
@@ -380,6 +464,7 @@ static Suite *suite(void)
     tcase_add_test(tc, switch_add_remove_reconnect);
     tcase_add_test(tc, flow_mods_and_barriers);
     tcase_add_test(tc, flow_mod_errors);
+    tcase_add_test(tc, flow_table_keys);
     suite_add_tcase(s, tc);
     return s;
 }
