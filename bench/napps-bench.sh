@@ -1,9 +1,15 @@
 # bench/napps-bench.sh - sourced by run-bench.sh: Kytos-ng's load scenarios
-# against a kytosd running the shipped NApps (simnet's 3-switch ring), each
-# beside its ceiling measured in the same run.  KYTOS_URL=http://host:port
+# against a kytosd running the shipped NApps (simnet's 3-switch ring; the EVC
+# creates on a ring of EVC_SWITCHES switches), each beside its ceiling measured
+# in the same run.  KYTOS_URL=http://host:port
 # points the client-side scenarios at another server (e.g. a Kytos-ng) and
 # skips the ceiling and server-side figures.
 FIXED_SECS=${BENCH_FIXED_SECONDS:-60}
+# EVC creates: a ring of EVC_SWITCHES switches with 2 host ports each, so
+# (EVC_SWITCHES - 1) x 4094 distinct EVCs (405,306 for 100) fit before a
+# (UNI, VLAN) pair or a link's S-VLANs run out; evc.lua reads the same names
+EVC_SWITCHES=${EVC_SWITCHES:-100}
+export EVC_SWITCHES EVC_PORT_A=1 EVC_PORT_Z=2
 FLOW_BODY='{"force":true,"flows":[{"priority":10,"match":{"in_port":1,"dl_vlan":100},"actions":[{"action_type":"output","port":1}]}]}'
 
 rss_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
@@ -13,9 +19,9 @@ openloop_run() {
   pid=$1 port=$2 p=$3 rate=$4 secs=$5 m=${6:-GET} bf=${7:-} u=${8:-}
   t0=$(cpu_ticks "$pid")
   if [ -n "$bf" ]; then
-    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -m "$m" -b "$bf" $u -c 512 -t 5)
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -m "$m" -b "$bf" $u -c 512 -t 5 -L 1)
   else
-    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -c 512 -t 5)
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -c 512 -t 5 -L 1)
   fi
   t1=$(cpu_ticks "$pid")
   echo "$line cpu_ticks=$((t1 - t0))"
@@ -31,16 +37,17 @@ row_openloop() { # row_openloop NAME LINE PID
   awk -v n="$1" -v sent="$sent" -v ok="$ok" -v rate="$(kv "$line" rate)" -v p50="$(kv "$line" p50_ms)" \
       -v p95="$(kv "$line" p95_ms)" -v p99="$(kv "$line" p99_ms)" -v mx="$(kv "$line" max_ms)" \
       -v unsent="$unsent" -v rej="$(kv "$line" rejected)" -v err="$(kv "$line" errors)" -v to="$(kv "$line" timeouts)" \
+      -v behind="$(kv "$line" client_behind)" -v lag="$(kv "$line" lag_p99_ms)" -v ccpu="$(kv "$line" client_cpu)" \
       -v cpu="$cpu" -v hz="$hz" -v rss="$(rss_kb "$3")" 'BEGIN {
-      printf "| %-44s | %8.0f | %7.4f | %7.3f | %7.3f | %7.3f | %8.3f | %7d | %4d/%-4d | %8d | %6.1f | %8.3f |\n",
-        n, rate, (sent > 0 ? ok / sent : 0), p50, p95, p99, mx, rej, err, to, unsent, rss / 1024,
-        (sent > 0 ? cpu / hz / sent * 1000 : 0) }'
+      printf "| %-44s | %8.0f | %7.4f | %7.3f | %7.3f | %7.3f | %8.3f | %8.3f | %7d | %4d/%-4d | %8d | %7d | %6.1f | %8.3f | %6.2f |\n",
+        n, rate, (sent > 0 ? ok / sent : 0), p50, p95, p99, mx, lag, rej, err, to, behind, unsent, rss / 1024,
+        (sent > 0 ? cpu / hz / sent * 1000 : 0), ccpu }'
 }
 
-wait_topology() { # until simnet's ring is in topology (bounded)
+wait_topology() { # wait_topology [LINKS]: until simnet's ring (3 links) is in topology (bounded)
   i=0
   until curl -sf "http://127.0.0.1:$KPORT/api/kytos/topology/v3/" -o "$WORK/topo.json" &&
-        [ "$(python3 -c "import json;print(len(json.load(open('$WORK/topo.json'))['topology']['links']))")" -ge 3 ]; do
+        [ "$(python3 -c "import json;print(len(json.load(open('$WORK/topo.json'))['topology']['links']))")" -ge "${1:-3}" ]; do
     i=$((i + 1)); [ $i -lt 100 ] || { echo "topology never appeared"; return 1; }; sleep 0.1
   done
 }
@@ -57,18 +64,45 @@ napps_bench() {
   echo "GET topology/v3 body: $(wc -c <"$WORK/topo.json") bytes"
   printf '%s' "$FLOW_BODY" >"$WORK/flow.json"
   printf 'wrk.method = "POST"\nwrk.body = [[%s]]\nwrk.headers["Content-Type"] = "application/json"\n' "$FLOW_BODY" >"$WORK/flow.lua"
-  # distinct EVCs: (UNI, VLAN) pairs stay unique for the first 8188 creates
   cat >"$WORK/evc.lua" <<'LUA'
-local i = 0
-local zs = {"00:00:00:00:00:00:00:03:1", "00:00:00:00:00:00:00:02:1"}
+-- Distinct EVCs for POST /api/kytos/mef_eline/v2/evc/.  EVC k joins port
+-- EVC_PORT_A of switch j+1 to port EVC_PORT_Z of switch j+2, j = k mod
+-- (EVC_SWITCHES - 1), with VLAN 1 + floor(k / (EVC_SWITCHES - 1)) mod 4094 on
+-- both UNIs.  Neighbours in a ring or a line: one link and one S-VLAN on it
+-- per EVC, spread over every link, so (EVC_SWITCHES - 1) x 4094 creates are
+-- distinct and deployable before a (UNI, VLAN) pair repeats (a 400).  Switch
+-- n is dpid 00:00:00:00:00:00:HH:LL (n in hex), as in simnet and Mininet:
+-- usable against any Kytos-ng whose topology has those switches and ports.
+-- With wrk -tN set EVC_THREADS=N (thread t takes k = t, t + N, ...).
+local n = tonumber(os.getenv("EVC_SWITCHES") or "100")
+local pa = tonumber(os.getenv("EVC_PORT_A") or "1")
+local pz = tonumber(os.getenv("EVC_PORT_Z") or "2")
+local stride = tonumber(os.getenv("EVC_THREADS") or "1")
+local nthreads = 0
+setup = function(thread)
+  thread:set("id", nthreads)
+  nthreads = nthreads + 1
+end
+local k, stamp
+local function dpid(s)
+  return string.format("00:00:00:00:00:00:%02x:%02x", math.floor(s / 256), s % 256)
+end
 request = function()
-  local k = i % 2
-  local vlan = 1 + math.floor(i / 2) % 4094
-  local body = string.format('{"name":"bench-evc-%d-%d","dynamic_backup_path":true,"enabled":true,"uni_a":{"interface_id":"00:00:00:00:00:00:00:01:%d","tag":{"tag_type":"vlan","value":%d}},"uni_z":{"interface_id":"%s","tag":{"tag_type":"vlan","value":%d}}}', os.time(), i, k + 1, vlan, zs[k + 1], vlan)
-  i = i + 1
+  if not k then
+    k = id or 0
+    stamp = os.time()
+  end
+  local j = k % (n - 1)
+  local vlan = 1 + math.floor(k / (n - 1)) % 4094
+  local body = string.format('{"name":"bench-evc-%d-%d","dynamic_backup_path":true,"enabled":true,' ..
+    '"uni_a":{"interface_id":"%s:%d","tag":{"tag_type":"vlan","value":%d}},' ..
+    '"uni_z":{"interface_id":"%s:%d","tag":{"tag_type":"vlan","value":%d}}}',
+    stamp, k, dpid(j + 1), pa, vlan, dpid(j + 2), pz, vlan)
+  k = k + stride
   return wrk.format("POST", "/api/kytos/mef_eline/v2/evc/", {["Content-Type"] = "application/json"}, body)
 end
 LUA
+  printf '[kytos/simnet]\nshape = "ring"\nswitches = %d\nhost_ports = 2\n' "$EVC_SWITCHES" >"$WORK/evc.conf"
   CPORT=$(free_port)
   taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 "$WORK/topo.json" & CPID=$!
   wait_port "$CPORT"
@@ -99,19 +133,26 @@ LUA
     printf "POST flows: %.2f of the ceiling'"'"'s req/s, %.2fx its CPU per request\n", (cp ? kp / cp : 0), (cpc ? kpc / cpc : 0) }'
   stop_pid "$CPID"
   # every group below runs on a fresh kytosd, so no group pays for another's data
-  stop_pid "$KPID"; start_kytosd "$WORK/napps" || return 1; wait_topology || return 1
+  stop_pid "$KPID"
+  start_kytosd "$WORK/napps" -c "$WORK/evc.conf" || return 1; wait_topology "$EVC_SWITCHES" || return 1
   wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/mef_eline/v2/evc/" "$WORK/evc.lua" >>"$WORK/n_k_evc"
-  table_row "POST mef_eline/v2/evc/ (distinct EVCs)" "$(cut -d' ' -f1 "$WORK/n_k_evc")" "$(cut -d' ' -f2 "$WORK/n_k_evc")" \
+  table_row "POST mef_eline/v2/evc/ ($EVC_SWITCHES-switch ring)" "$(cut -d' ' -f1 "$WORK/n_k_evc")" "$(cut -d' ' -f2 "$WORK/n_k_evc")" \
     "$(cut -d' ' -f3 "$WORK/n_k_evc")" "$(cut -d' ' -f4 "$WORK/n_k_evc")" "$(cut -d' ' -f5 "$WORK/n_k_evc")"
   stop_pid "$KPID"; start_kytosd "$WORK/napps" || return 1; wait_topology || return 1
 
   echo
   echo "Open loop (bench/openloop, latency from the scheduled send time):"
-  echo "(req/s = sent by the client; success = 2xx/sent; err/t.o. = resets or refused connections /"
-  echo " sent but unanswered in 5 s; unsent = due while all 512 client connections were busy)"
-  printf "| %-44s | %8s | %7s | %7s | %7s | %7s | %8s | %7s | %9s | %8s | %6s | %8s |\n" scenario "req/s" success \
-    "p50 ms" "p95 ms" "p99 ms" "max ms" "503/429" "err/t.o." "unsent" "RSS MB" "CPU s/1k"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "(req/s = sent by the client; success = 2xx/sent; latencies count from the scheduled time, and"
+  echo " lag p99 is the part spent in the client before the request left (at most 1 s: -L 1);"
+  echo " err/t.o. = resets or refused connections / sent but unanswered 5 s after the scheduled time;"
+  echo " behind = not sent, because still no free connection (512 at most) or no client CPU 1 s after"
+  echo " its scheduled time: neither sent nor a t.o.; unsent = still queued when the client stopped;"
+  echo " client CPU = the client's CPU time over the run's wall time: near 1.00, the one-core client,"
+  echo " not the server, was the limit; below, a large behind means 512 requests awaited answers)"
+  printf "| %-44s | %8s | %7s | %7s | %7s | %7s | %8s | %8s | %7s | %9s | %8s | %7s | %6s | %8s | %6s |\n" scenario \
+    "req/s" success "p50 ms" "p95 ms" "p99 ms" "max ms" "lag p99" "503/429" "err/t.o." "behind" "unsent" \
+    "RSS MB" "CPU s/1k" "client CPU"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   L=$(openloop_run "$KPID" "$KPORT" /api/kytos/topology/v3/ 500 "$FIXED_SECS")
   row_openloop "GET topology/v3 at 500/s for ${FIXED_SECS}s" "$L" "$KPID"
   L=$(openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 100 "$FIXED_SECS" POST "$WORK/flow.json")
