@@ -23,34 +23,35 @@
 #define REQ_CACHE 256
 #endif
 
+#if REQ_CACHE
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static kytos_req *cache[REQ_CACHE ? REQ_CACHE : 1];
+static kytos_req *cache[REQ_CACHE];
 static size_t ncache;
 
 static kytos_req *req_get(void)
 {
     kytos_req *r = NULL;
-    if (REQ_CACHE) {
-        pthread_mutex_lock(&cache_mu);
-        if (ncache)
-            r = cache[--ncache];
-        pthread_mutex_unlock(&cache_mu);
-    }
+    pthread_mutex_lock(&cache_mu);
+    if (ncache)
+        r = cache[--ncache];
+    pthread_mutex_unlock(&cache_mu);
     return r ? r : malloc(sizeof *r);
 }
 
 static void req_put(kytos_req *r)
 {
-    if (REQ_CACHE) {
-        pthread_mutex_lock(&cache_mu);
-        if (ncache < REQ_CACHE) {
-            cache[ncache++] = r;
-            r = NULL;
-        }
-        pthread_mutex_unlock(&cache_mu);
+    pthread_mutex_lock(&cache_mu);
+    if (ncache < REQ_CACHE) {
+        cache[ncache++] = r;
+        r = NULL;
     }
+    pthread_mutex_unlock(&cache_mu);
     free(r);
 }
+#else
+static kytos_req *req_get(void) { return malloc(sizeof(kytos_req)); }
+static void req_put(kytos_req *r) { free(r); }
+#endif
 
 kytos_req *kh_req_new(kh_host *h, const struct kh_transport *tp, void *tp_ctx)
 {
