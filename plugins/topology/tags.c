@@ -223,7 +223,8 @@ struct json_object *topo_tags_doc(struct topo_intf *i)
     json_object_object_add(o, "tag_ranges", ranges_json(i));
     json_object_object_add(o, "special_available_tags", special_json(i));
     json_object_object_add(o, "special_tags", special_json(i));
-    json_object_object_add(o, "inserted_at", json_object_new_string(i->tags_inserted_at));
+    json_object_object_add(o, "inserted_at",
+                           json_object_new_string(i->tags_inserted_at ? i->tags_inserted_at : now));
     json_object_object_add(o, "updated_at", json_object_new_string(now));
     free(now);
     return o;
