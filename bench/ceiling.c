@@ -1,5 +1,5 @@
 /* bench/ceiling.c - the ceiling: a bare libmicrohttpd server with the same
- * threading as kytosd (internal thread pool, epoll), answering GET with the
+ * threading as kytosd (internal thread pool, poll), answering GET with the
  * fixed 8 KB JSON and POST with 202 after reading the body.  Answers on the
  * second call so keep-alive works on 0.9.75, as kytosd does.
  * usage: ceiling PORT [THREADS [BODYFILE]]   (BODYFILE: answer GET with its
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port, NULL, NULL,
+    d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port, NULL, NULL,
                          handler, NULL, MHD_OPTION_THREAD_POOL_SIZE, threads,
                          MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_TIMEOUT, 60u,
                          MHD_OPTION_END);

@@ -61,6 +61,8 @@ static const struct {
     {"api_handler_timeout_ms", "30000"},
     {"api_rate_limit", "0"},                 /* requests/second per client IP, 0 = off */
     {"api_queue_target_ms", "100"},          /* shed load (503) when handlers queue longer */
+    {"api_shed_latency_ms", "100"},          /* saturated and slower than this: shed (shed.c) */
+    {"api_poller", "\"poll\""},             /* MHD 0.9.75 epoll stalls past ~100 busy connections */
     {"api_json_500", "false"},
     {"shutdown_timeout_ms", "10000"},
     {"dead_letter_max_per_name", "50000"},

@@ -59,6 +59,10 @@ static void complete_unlock(kytos_req *r)
 {
     pthread_mutex_unlock(&r->mu);
     watch_del(r);
+    if (r->admitted) {
+        r->admitted = 0;
+        kh_shed_observe(r->host, kh_mono_ns() - r->start_ns);
+    }
     finish_inflight(r);
     atomic_fetch_add(&r->host->served, 1);
     if (r->status >= 500 && r->status != 503 && r->status != 504)
@@ -82,6 +86,7 @@ static void *watchdog_main(void *arg)
     pthread_mutex_lock(&h->watch_mu);
     while (!h->watch_stop) {
         int64_t now = kh_mono_ns();
+        kh_shed_tick(h);   /* about every 50 ms: no lock of ours needed */
         kytos_req *r, *expired = NULL;
 
         for (r = h->watch_head; r; r = r->wnext)
@@ -234,6 +239,15 @@ static int admit(kytos_req *r)
         kh_req_set_overload(r, 503, "Service Unavailable", 1);
         return -1;
     }
+    /* saturated (shed.c): a share of new NApp requests get a quick 503; the
+     * connection stays open (this is routine under overload, not a fault) */
+    if (r->match.route->napp && kh_shed_now(h)) {
+        atomic_fetch_add(&h->rejected_503, 1);
+        kh_req_set_overload(r, 503, "Service Unavailable", 1);
+        r->close_connection = 0;
+        return -1;
+    }
+    r->admitted = 1;
     return 0;
 }
 

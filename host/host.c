@@ -160,6 +160,7 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
     h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
     h->concurrency_limit = concurrency_limit(h);
+    kh_shed_init(h);
     h->ratelimit = kh_ratelimit_new(h->rate_limit);
     api_threads = pool_size(cfg, "api", 512);
     h->api_pool = kh_workpool_new("api", api_threads,
@@ -296,6 +297,7 @@ struct json_object *kh_host_status(kh_host *h)
     json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->rejected_429)));
     json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->timeouts_504)));
     json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->errors_500)));
+    json_object_object_add(http, "overload", kh_shed_status(h));
     json_object_object_add(o, "http", http);
     pools = json_object_new_object();
     json_object_object_add(pools, "api", kh_workpool_status(h->api_pool));

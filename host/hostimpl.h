@@ -62,6 +62,17 @@ struct kh_host {
     unsigned rate_limit;        /* requests/second per client, 0 = off */
     int shutdown_timeout_ms;
 
+    /* overload governor (shed.c) */
+    struct kh_shed {
+        int64_t target_ns;          /* api_shed_latency_ms, 0 = off */
+        _Atomic int64_t lat_ewma_ns; /* of admitted requests, arrival to answer */
+        _Atomic unsigned p;         /* shed this many per 1024 new requests */
+        atomic_uint_fast64_t shed;
+        int64_t last_wall_ns, last_cpu_ns;
+        unsigned cpus;
+        double cpu_util;
+    } shed;
+
     /* counters */
     atomic_uint_fast64_t served, errors_500, rejected_503, rejected_429, timeouts_504;
     atomic_int_fast64_t in_flight;
@@ -127,5 +138,15 @@ int kh_validate_request(kytos_req *r);
 
 /* api_table.c */
 void kh_api_table_init(void);
+
+/* ---- shed.c: the overload governor ---- */
+void kh_shed_init(kh_host *h);
+/* Every ~50 ms (watchdog thread): adjust the shed probability. */
+void kh_shed_tick(kh_host *h);
+/* 1: answer this new request 503 now (the process is saturated). */
+int kh_shed_now(kh_host *h);
+/* An admitted request was answered after lat_ns. */
+void kh_shed_observe(kh_host *h, int64_t lat_ns);
+struct json_object *kh_shed_status(kh_host *h);
 
 #endif

@@ -1,5 +1,6 @@
 /* host/request.c - kytos_req: target parsing, arena, accessors, responses. */
 #include "request.h"
+#include "hostimpl.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ kytos_req *kh_req_new(kh_host *h, const struct kh_transport *tp, void *tp_ctx)
     r->host = h;
     r->tp = tp;
     r->tp_ctx = tp_ctx;
+    r->start_ns = kh_mono_ns();
     atomic_init(&r->refs, 1);
     pthread_mutex_init(&r->mu, NULL);
     return r;

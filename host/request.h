@@ -85,6 +85,8 @@ struct kytos_req {
     int close_connection;       /* add Connection: close */
 
     int64_t deadline_ns;        /* CLOCK_MONOTONIC, 0 = none */
+    int64_t start_ns;           /* CLOCK_MONOTONIC at arrival */
+    int admitted;               /* counted for the overload governor */
     kytos_req *wprev, *wnext;   /* the watchdog's list */
     int in_watch;
     int counted_inflight;
