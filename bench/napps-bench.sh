@@ -19,9 +19,9 @@ openloop_run() {
   pid=$1 port=$2 p=$3 rate=$4 secs=$5 m=${6:-GET} bf=${7:-} u=${8:-}
   t0=$(cpu_ticks "$pid")
   if [ -n "$bf" ]; then
-    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -m "$m" -b "$bf" $u -c 512 -t 5 -L 1)
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -m "$m" -b "$bf" $u -c "${OL_CONNS:-512}" -t 5 -L 1)
   else
-    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -c 512 -t 5 -L 1)
+    line=$(taskset -c "$LOAD_CPU" "$B/bench/openloop" -p "$port" -P "$p" -r "$rate" -d "$secs" -c "${OL_CONNS:-512}" -t 5 -L 1)
   fi
   t1=$(cpu_ticks "$pid")
   echo "$line cpu_ticks=$((t1 - t0))"
@@ -131,7 +131,6 @@ LUA
       -v kpc="$(cut -d' ' -f4 "$WORK/n_k_post" | median)" -v cpc="$(cut -d' ' -f4 "$WORK/n_c_post" | median)" 'BEGIN {
     printf "GET topology/v3: %.2f of the ceiling'"'"'s req/s, %.2fx its CPU per request\n", (cg ? kg / cg : 0), (cgc ? kgc / cgc : 0)
     printf "POST flows: %.2f of the ceiling'"'"'s req/s, %.2fx its CPU per request\n", (cp ? kp / cp : 0), (cpc ? kpc / cpc : 0) }'
-  stop_pid "$CPID"
   # every group below runs on a fresh kytosd, so no group pays for another's data
   stop_pid "$KPID"
   start_kytosd "$WORK/napps" -c "$WORK/evc.conf" || return 1; wait_topology "$EVC_SWITCHES" || return 1
@@ -145,7 +144,7 @@ LUA
   echo "(req/s = sent by the client; success = 2xx/sent; latencies count from the scheduled time, and"
   echo " lag p99 is the part spent in the client before the request left (at most 1 s: -L 1);"
   echo " err/t.o. = resets or refused connections / sent but unanswered 5 s after the scheduled time;"
-  echo " behind = not sent, because still no free connection (512 at most) or no client CPU 1 s after"
+  echo " behind = not sent, because still no free connection (512 at most, 1000 for overload) or no client CPU 1 s after"
   echo " its scheduled time: neither sent nor a t.o.; unsent = still queued when the client stopped;"
   echo " client CPU = the client's CPU time over the run's wall time: near 1.00, the one-core client,"
   echo " not the server, was the limit; below, a large behind means 512 requests awaited answers)"
@@ -157,13 +156,21 @@ LUA
   row_openloop "GET topology/v3 at 500/s for ${FIXED_SECS}s" "$L" "$KPID"
   L=$(openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 100 "$FIXED_SECS" POST "$WORK/flow.json")
   row_openloop "POST flows at 100/s for ${FIXED_SECS}s" "$L" "$KPID"
+  # the same rates against the ceiling: what this machine and client allow
+  L=$(openloop_run "$CPID" "$CPORT" /x 500 "$FIXED_SECS")
+  row_openloop "ceiling GET (same bytes) at 500/s" "$L" "$CPID"
+  L=$(openloop_run "$CPID" "$CPORT" /x 100 "$FIXED_SECS" POST "$WORK/flow.json")
+  row_openloop "ceiling POST -> 202 at 100/s" "$L" "$CPID"
+  stop_pid "$CPID"
   stop_pid "$KPID"; start_kytosd "$WORK/napps" || return 1; wait_topology || return 1
   over=$(awk -v m="$gmax" 'BEGIN {printf "%d", m * 3}')
-  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/topology/v3/ "$over" 10)
+  # more client connections than api_concurrency_limit (512), so that the
+  # server's own limit can answer 503 (under api_per_ip_connection_limit)
+  L=$(OL_CONNS=1000 openloop_run "$KPID" "$KPORT" /api/kytos/topology/v3/ "$over" 10)
   row_openloop "overload: GET topology/v3 at 3x max ($over/s)" "$L" "$KPID"
   stop_pid "$KPID"; start_kytosd "$WORK/napps" || return 1; wait_topology || return 1
   over=$(awk -v m="$pmax" 'BEGIN {printf "%d", m * 3}')
-  L=$(openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 "$over" 10 POST "$WORK/flow.json")
+  L=$(OL_CONNS=1000 openloop_run "$KPID" "$KPORT" /api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:00:01 "$over" 10 POST "$WORK/flow.json")
   row_openloop "overload: POST flows at 3x max ($over/s)" "$L" "$KPID"
   echo "kytosd peak RSS: $(rss_kb "$KPID") kB"
   stop_pid "$KPID"
