@@ -9,8 +9,10 @@
  * always queued on the second call or later, so keep-alive works on 0.9.75
  * (DESIGN.md). */
 #include "http_server.h"
+#include "acceptor.h"
 #include "log.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -29,7 +31,35 @@ struct kh_http {
     atomic_int_fast64_t connections;
     atomic_uint_fast64_t connections_total;
     atomic_int_fast64_t live;    /* requests begun and not yet sent (or dropped) */
+    int listen_fd;
+    struct kh_acceptor *acc;     /* our accept loop (acceptor.c) */
 };
+
+static void add_connection(void *ud, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    struct kh_http *s = ud;
+    /* on failure (limits, memory) libmicrohttpd closes fd itself */
+    (void)MHD_add_connection(s->d, fd, addr, len);
+}
+
+/* The listening socket, ours (see acceptor.c); -1 with err. */
+static int listen_on(const struct sockaddr_storage *ss, socklen_t sl, int backlog, char *err,
+                     size_t errlen)
+{
+    int one = 1, fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (const struct sockaddr *)ss, sl) != 0 || listen(fd, backlog) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 struct http_ctx {
     struct MHD_Connection *conn;
@@ -324,11 +354,10 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     const char *poller = kh_config_str(cfg, "api_poller", "poll");
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
                      (strcmp(poller, "epoll") == 0 ? MHD_USE_EPOLL : MHD_USE_POLL) |
-                     MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
     struct sockaddr_storage ss;
     socklen_t sl;
-    const union MHD_DaemonInfo *di;
 
     if (!s) {
         snprintf(err, errlen, "out of memory");
@@ -363,7 +392,14 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         }
         sl = sizeof *a4;
     }
-    (void)sl;
+    s->listen_fd = listen_on(&ss, sl, (int)kh_config_int(cfg, "api_listen_backlog", 1024), err, errlen);
+    if (s->listen_fd < 0) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "cannot listen on %s:%lld: %s", listen, (long long)port, why);
+        free(s);
+        return NULL;
+    }
     if (io <= 0)
         io = sysconf(_SC_NPROCESSORS_ONLN);
     if (io <= 0)
@@ -372,28 +408,36 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         io = 64;
     MHD_set_panic_func(mhd_panic, NULL);
     s->d = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, access_handler, s,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        flags, 0, NULL, NULL, access_handler, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 32768),
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)kh_config_int(cfg, "api_listen_backlog", 1024),
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
         MHD_OPTION_END);
     if (!s->d) {
-        snprintf(err, errlen, "cannot listen on %s:%lld (address in use, or a bad option)", listen,
+        snprintf(err, errlen, "cannot start the HTTP server on %s:%lld (a bad option?)", listen,
                  (long long)port);
+        close(s->listen_fd);
         free(s);
         return NULL;
     }
-    di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = di ? di->port : (unsigned)port;
+    sl = sizeof ss;
+    if (getsockname(s->listen_fd, (struct sockaddr *)&ss, &sl) == 0)
+        s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    else
+        s->port = (unsigned)port;
+    if (!(s->acc = kh_acceptor_start(s->listen_fd, add_connection, s, err, errlen))) {
+        MHD_stop_daemon(s->d);
+        close(s->listen_fd);
+        free(s);
+        return NULL;
+    }
     kh_log(LOGGER, KH_INFO, "listening on %s:%u (%ld I/O threads)", listen, s->port, io);
     return s;
 }
@@ -402,12 +446,13 @@ unsigned kh_http_port(const struct kh_http *s) { return s->port; }
 
 void kh_http_stop(struct kh_http *s, int timeout_ms)
 {
-    MHD_socket fd;
     int64_t deadline = kh_mono_ns() + (int64_t)timeout_ms * 1000000;
 
     if (!s)
         return;
-    fd = MHD_quiesce_daemon(s->d);
+    /* no new connections: the accept loop goes, then the socket */
+    kh_acceptor_stop(s->acc);
+    close(s->listen_fd);
     /* requests in flight finish (or the watchdog answers 504 for them),
      * and their answers are written: a request stops counting in_flight
      * when its answer is final, a little before MHD has sent it */
@@ -424,8 +469,6 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->d);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
     free(s);
 }
 

@@ -1,0 +1,19 @@
+/* host/acceptor.h - a thread that accepts connections on a listening
+ * socket and hands each to a callback (libmicrohttpd's MHD_add_connection). */
+#ifndef KH_ACCEPTOR_H
+#define KH_ACCEPTOR_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+struct kh_acceptor;
+/* Takes the accepted (non-blocking) socket: closes it or keeps it. */
+typedef void (*kh_accept_fn)(void *ud, int fd, const struct sockaddr *addr, socklen_t len);
+
+/* listen_fd stays the caller's (closed after kh_acceptor_stop). */
+struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud, char *err,
+                                      size_t errlen);
+/* Returns once the thread is gone: nothing more is accepted. */
+void kh_acceptor_stop(struct kh_acceptor *a);
+
+#endif
