@@ -107,6 +107,18 @@ static void cond_init_monotonic(pthread_cond_t *c)
  * 1 while work waits, so the grower thread can do that when no submit or
  * dequeue comes to call this. */
 #define GROW_NS 1000000
+
+/* One more thread on the queue: an idle one woken, else a new one. */
+static void add_runner_locked(kh_workpool *p)
+{
+    if (p->idle > p->wakes) {
+        p->wakes++;
+        pthread_cond_signal(&p->ready);
+    } else {
+        spawn_locked(p);
+    }
+}
+
 static int kick_locked(kh_workpool *p)
 {
     int64_t now;
@@ -114,23 +126,13 @@ static int kick_locked(kh_workpool *p)
     if (p->count == 0 || p->stopping)
         return 0;
     if (p->active + p->wakes < p->base_threads) {
-        if (p->idle > p->wakes) {
-            p->wakes++;
-            pthread_cond_signal(&p->ready);
-        } else {
-            spawn_locked(p);
-        }
+        add_runner_locked(p);
         return 1;
     }
     now = mono_ns();
     if (now - p->last_done_ns >= GROW_NS && now - p->last_spawn_ns >= GROW_NS) {
         p->last_spawn_ns = now;
-        if (p->idle > p->wakes) {
-            p->wakes++;
-            pthread_cond_signal(&p->ready);
-        } else {
-            spawn_locked(p);
-        }
+        add_runner_locked(p);
     }
     return 1;
 }

@@ -155,6 +155,27 @@ static void me_destroy(struct me *me)
     free(me);
 }
 
+/* Register a file's route table (rest_evc.c, rest_meta.c, schedule.c). */
+int me_routes_add(struct me *me, const struct me_route *routes, size_t n)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < n; i++) {
+        rc = kytos_route_add(me->napp, &(struct kytos_route){
+                                           .struct_size = sizeof(struct kytos_route),
+                                           .method = routes[i].method,
+                                           .path = routes[i].path,
+                                           .handler = routes[i].h,
+                                           .ud = me,
+                                           .flags = routes[i].flags,
+                                       });
+        if (rc != KYTOS_OK)
+            return rc;
+    }
+    return KYTOS_OK;
+}
+
 static int me_init(kytos_napp *napp, char **errmsg)
 {
     struct me *me = calloc(1, sizeof *me);

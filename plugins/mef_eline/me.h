@@ -246,6 +246,13 @@ int me_sched_owner(struct me *me, const char *sched_id, char out[ME_ID_LEN + 1])
 int me_sched_start(struct me *me);
 
 /* routes */
+/* A NApp route: the table each rest_*.c registers with me_routes_add. */
+struct me_route {
+    const char *method, *path;
+    kytos_handler h;
+    uint32_t flags;
+};
+int me_routes_add(struct me *me, const struct me_route *routes, size_t n);
 int me_rest_evc_register(struct me *me);
 int me_rest_meta_register(struct me *me);
 int me_rest_sched_register(struct me *me);

@@ -706,11 +706,7 @@ static int h_redeploy(kytos_req *req, void *ud)
 
 int me_rest_evc_register(struct me *me)
 {
-    static const struct {
-        const char *method, *path;
-        kytos_handler h;
-        uint32_t flags;
-    } routes[] = {
+    static const struct me_route routes[] = {
         {"GET", "v2/evc/", h_list, KYTOS_ROUTE_NO_VALIDATE},
         {"POST", "v2/evc/", h_create, KYTOS_ROUTE_VALIDATE},
         {"GET", "v2/evc/{circuit_id}", h_get, KYTOS_ROUTE_NO_VALIDATE},
@@ -718,20 +714,6 @@ int me_rest_evc_register(struct me *me)
         {"DELETE", "v2/evc/{circuit_id}", h_delete, KYTOS_ROUTE_NO_VALIDATE},
         {"PATCH", "v2/evc/{circuit_id}/redeploy", h_redeploy, KYTOS_ROUTE_NO_VALIDATE},
     };
-    size_t i;
-    int rc;
 
-    for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        rc = kytos_route_add(me->napp, &(struct kytos_route){
-                                           .struct_size = sizeof(struct kytos_route),
-                                           .method = routes[i].method,
-                                           .path = routes[i].path,
-                                           .handler = routes[i].h,
-                                           .ud = me,
-                                           .flags = routes[i].flags,
-                                       });
-        if (rc != KYTOS_OK)
-            return rc;
-    }
-    return KYTOS_OK;
+    return me_routes_add(me, routes, sizeof routes / sizeof routes[0]);
 }

@@ -190,11 +190,7 @@ static int h_list_schedules(kytos_req *req, void *ud)
 int me_rest_meta_register(struct me *me)
 {
     /* before v2/evc/{circuit_id}: the first matching route wins */
-    static const struct {
-        const char *method, *path;
-        kytos_handler h;
-        uint32_t flags;
-    } routes[] = {
+    static const struct me_route routes[] = {
         {"GET", "v2/evc/schedule", h_list_schedules, KYTOS_ROUTE_NO_VALIDATE},
         {"POST", "v2/evc/metadata", h_bulk_add_metadata, KYTOS_ROUTE_VALIDATE},
         {"DELETE", "v2/evc/metadata/{key}", h_bulk_delete_metadata, KYTOS_ROUTE_VALIDATE},
@@ -203,20 +199,6 @@ int me_rest_meta_register(struct me *me)
         {"DELETE", "v2/evc/{circuit_id}/metadata/{key}", h_delete_metadata,
          KYTOS_ROUTE_NO_VALIDATE},
     };
-    size_t i;
-    int rc;
 
-    for (i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        rc = kytos_route_add(me->napp, &(struct kytos_route){
-                                           .struct_size = sizeof(struct kytos_route),
-                                           .method = routes[i].method,
-                                           .path = routes[i].path,
-                                           .handler = routes[i].h,
-                                           .ud = me,
-                                           .flags = routes[i].flags,
-                                       });
-        if (rc != KYTOS_OK)
-            return rc;
-    }
-    return KYTOS_OK;
+    return me_routes_add(me, routes, sizeof routes / sizeof routes[0]);
 }
