@@ -62,6 +62,22 @@ static int get_links(kytos_req *req, void *ud)
     return serve(req, ud, BODY_LINKS);
 }
 
+int topo_routes_add(struct topo *t, const struct topo_route *routes, size_t n)
+{
+    int rc = KYTOS_OK;
+
+    for (size_t i = 0; i < n && rc == KYTOS_OK; i++)
+        rc = kytos_route_add(t->napp, &(struct kytos_route){
+            .struct_size = sizeof(struct kytos_route),
+            .method = routes[i].method,
+            .path = routes[i].path,
+            .handler = routes[i].fn,
+            .ud = t,
+            .flags = routes[i].flags,
+        });
+    return rc;
+}
+
 int topo_routes_get(struct topo *t)
 {
     static const struct {

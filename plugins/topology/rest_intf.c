@@ -385,11 +385,7 @@ static int delete_intf(kytos_req *req, void *ud)
 
 int topo_routes_intf(struct topo *t)
 {
-    static const struct {
-        const char *method, *path;
-        kytos_handler fn;
-        uint32_t flags;
-    } routes[] = {
+    static const struct topo_route routes[] = {
         {"POST", "v3/interfaces/switch/{dpid}/enable", enable_switch_intfs, 0},
         {"POST", "v3/interfaces/{interface_id}/enable", enable_intf, 0},
         {"POST", "v3/interfaces/switch/{dpid}/disable", disable_switch_intfs, 0},
@@ -399,16 +395,6 @@ int topo_routes_intf(struct topo *t)
         {"DELETE", "v3/interfaces/{interface_id}/metadata/{key}", delete_intf_metadata, 0},
         {"DELETE", "v3/interfaces/{interface_id}", delete_intf, 0},
     };
-    int rc = KYTOS_OK;
 
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]) && rc == KYTOS_OK; i++)
-        rc = kytos_route_add(t->napp, &(struct kytos_route){
-            .struct_size = sizeof(struct kytos_route),
-            .method = routes[i].method,
-            .path = routes[i].path,
-            .handler = routes[i].fn,
-            .ud = t,
-            .flags = routes[i].flags,
-        });
-    return rc;
+    return topo_routes_add(t, routes, sizeof routes / sizeof routes[0]);
 }

@@ -186,11 +186,7 @@ static int delete_link(kytos_req *req, void *ud)
 
 int topo_routes_link(struct topo *t)
 {
-    static const struct {
-        const char *method, *path;
-        kytos_handler fn;
-        uint32_t flags;
-    } routes[] = {
+    static const struct topo_route routes[] = {
         {"POST", "v3/links/{link_id}/enable", enable_link, 0},
         {"POST", "v3/links/{link_id}/disable", disable_link, 0},
         {"GET", "v3/links/{link_id}/metadata", get_link_metadata, 0},
@@ -198,16 +194,6 @@ int topo_routes_link(struct topo *t)
         {"DELETE", "v3/links/{link_id}/metadata/{key}", delete_link_metadata, 0},
         {"DELETE", "v3/links/{link_id}", delete_link, 0},
     };
-    int rc = KYTOS_OK;
 
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]) && rc == KYTOS_OK; i++)
-        rc = kytos_route_add(t->napp, &(struct kytos_route){
-            .struct_size = sizeof(struct kytos_route),
-            .method = routes[i].method,
-            .path = routes[i].path,
-            .handler = routes[i].fn,
-            .ud = t,
-            .flags = routes[i].flags,
-        });
-    return rc;
+    return topo_routes_add(t, routes, sizeof routes / sizeof routes[0]);
 }

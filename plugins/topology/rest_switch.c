@@ -255,11 +255,7 @@ static int delete_switch_metadata(kytos_req *req, void *ud)
 
 int topo_routes_switch(struct topo *t)
 {
-    static const struct {
-        const char *method, *path;
-        kytos_handler fn;
-        uint32_t flags;
-    } routes[] = {
+    static const struct topo_route routes[] = {
         {"POST", "v3/switches/{dpid}/enable", enable_switch, 0},
         {"POST", "v3/switches/{dpid}/disable", disable_switch, 0},
         {"DELETE", "v3/switches/{dpid}", delete_switch, 0},
@@ -267,16 +263,6 @@ int topo_routes_switch(struct topo *t)
         {"POST", "v3/switches/{dpid}/metadata", add_switch_metadata, KYTOS_ROUTE_RAW_BODY},
         {"DELETE", "v3/switches/{dpid}/metadata/{key}", delete_switch_metadata, 0},
     };
-    int rc = KYTOS_OK;
 
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]) && rc == KYTOS_OK; i++)
-        rc = kytos_route_add(t->napp, &(struct kytos_route){
-            .struct_size = sizeof(struct kytos_route),
-            .method = routes[i].method,
-            .path = routes[i].path,
-            .handler = routes[i].fn,
-            .ud = t,
-            .flags = routes[i].flags,
-        });
-    return rc;
+    return topo_routes_add(t, routes, sizeof routes / sizeof routes[0]);
 }

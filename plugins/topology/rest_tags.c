@@ -193,27 +193,13 @@ static int set_special(kytos_req *req, void *ud)
 
 int topo_routes_tags(struct topo *t)
 {
-    static const struct {
-        const char *method, *path;
-        kytos_handler fn;
-        uint32_t flags;
-    } routes[] = {
+    static const struct topo_route routes[] = {
         {"GET", "v3/interfaces/tag_ranges", get_all, 0},
         {"GET", "v3/interfaces/{interface_id}/tag_ranges", get_one, 0},
         {"POST", "v3/interfaces/{interface_id}/tag_ranges", set_ranges, KYTOS_ROUTE_VALIDATE},
         {"DELETE", "v3/interfaces/{interface_id}/tag_ranges", reset_ranges, 0},
         {"POST", "v3/interfaces/{interface_id}/special_tags", set_special, KYTOS_ROUTE_VALIDATE},
     };
-    int rc = KYTOS_OK;
 
-    for (size_t k = 0; k < sizeof(routes) / sizeof(routes[0]) && rc == KYTOS_OK; k++)
-        rc = kytos_route_add(t->napp, &(struct kytos_route){
-            .struct_size = sizeof(struct kytos_route),
-            .method = routes[k].method,
-            .path = routes[k].path,
-            .handler = routes[k].fn,
-            .ud = t,
-            .flags = routes[k].flags,
-        });
-    return rc;
+    return topo_routes_add(t, routes, sizeof routes / sizeof routes[0]);
 }

@@ -274,6 +274,13 @@ struct json_object *topo_metadata_event(const char *entity, struct json_object *
                                         struct json_object *metadata);
 
 /* ---- rest_*.c ---- */
+/* A route of a rest_*.c table, registered by topo_routes_add (rest_get.c). */
+struct topo_route {
+    const char *method, *path;
+    kytos_handler fn;
+    uint32_t flags;
+};
+int topo_routes_add(struct topo *t, const struct topo_route *routes, size_t n);
 int topo_routes_get(struct topo *t);
 int topo_routes_switch(struct topo *t);
 int topo_routes_intf(struct topo *t);
