@@ -179,4 +179,26 @@ int kh_sort_compile(struct json_object *spec, struct kh_sort **out, struct kytos
 void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n);
 void kh_sort_free(struct kh_sort *s);
 
+/* JSON strings 8 bytes at a time (the splicer's scanner, the writer's
+ * escaper): the high bit of each byte of x that is '"', '\\', below 0x20
+ * or above 0x7f.  Only the lowest flagged byte is sure to be a true one
+ * (borrows only go up), which is all the callers use. */
+static inline uint64_t kh_json_special_bytes(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    return ((x - ones * 0x20) | x | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
+}
+
+/* The index of the first byte (in memory order) flagged in m, a word
+ * loaded with memcpy. */
+static inline unsigned kh_first_flagged(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    return (unsigned)__builtin_clzll(m) >> 3;
+#endif
+}
+
 #endif

@@ -272,20 +272,6 @@ static void skip_ws(struct scan *c)
         c->s++;
 }
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* The index of the first byte (in memory order) whose high bit is set in
- * m, a word loaded with memcpy. */
-static inline unsigned first_flagged(uint64_t m)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return (unsigned)__builtin_ctzll(m) >> 3;
-#else
-    return (unsigned)__builtin_clzll(m) >> 3;
-#endif
-}
-
 /* A string at c->s ('"'): 0, or 1 if not sure (see kh_plan_splice). */
 static int scan_str(struct scan *c)
 {
@@ -298,13 +284,11 @@ static int scan_str(struct scan *c)
          * above 0x7f (the lowest flagged byte is a true one: borrows only
          * go up) */
         while (e - s >= 8) {
-            uint64_t x, q, bs, m;
+            uint64_t x, m;
             memcpy(&x, s, 8);
-            q = x ^ (ONES * '"');
-            bs = x ^ (ONES * '\\');
-            m = ((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS;
+            m = kh_json_special_bytes(x);
             if (m) {
-                s += first_flagged(m);
+                s += kh_first_flagged(m);
                 break;
             }
             s += 8;

@@ -336,20 +336,6 @@ static const unsigned char plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,                     /* 0x70 */
 };
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* The index of the first byte (in memory order) whose high bit is set in
- * m, a word loaded with memcpy. */
-static inline unsigned first_flagged(uint64_t m)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return (unsigned)__builtin_ctzll(m) >> 3;
-#else
-    return (unsigned)__builtin_clzll(m) >> 3;
-#endif
-}
-
 /* Escape s[0..len) into o as json-c does: \" \\ \b \f \n \r \t, other
  * bytes below 0x20 as \u00xx (lower case), UTF-8 as it is (checked).  o
  * has room for 6 * len bytes.  Returns the end, or NULL if not UTF-8. */
@@ -363,14 +349,12 @@ static char *escape(char *o, const unsigned char *s, size_t len)
          * '"' or '\\' (the lowest flagged byte is a true one: borrows only
          * go up); o has room for all 8 */
         while (e - s >= 8) {
-            uint64_t x, q, bs, m;
+            uint64_t x, m;
             memcpy(&x, s, 8);
-            q = x ^ (ONES * '"');
-            bs = x ^ (ONES * '\\');
-            m = ((x - ONES * 0x20) | x | ((q - ONES) & ~q) | ((bs - ONES) & ~bs)) & HIGHS;
+            m = kh_json_special_bytes(x);
             memcpy(o, &x, 8);
             if (m) {
-                unsigned k = first_flagged(m);
+                unsigned k = kh_first_flagged(m);
                 o += k;
                 s += k;
                 break;
