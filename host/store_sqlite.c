@@ -1399,39 +1399,53 @@ static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct ky
 
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,
  * each inside a savepoint so that one that fails leaves no trace and the
- * others still commit.  A failed commit fails them all. */
+ * others still commit.  A failed commit fails them all.  As in wq_batch():
+ * the documents are encoded before the writer lock, and every table is
+ * created before the transaction (a CREATE undone by a rollback would stay
+ * in our cache of existing tables). */
 void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list)
 {
     struct sq_store *s = (struct sq_store *)b;
     struct kh_async_write *w;
-    struct kh_buf texts = {0};
-    size_t *offs = NULL, cap = 0;
     struct kytos_error e = {0};
+    size_t nw = 0, k;
+    struct kh_buf *texts;
+    size_t **offs, *bad;
     int rc, open = 0, pending = 0;
 
+    for (w = list; w; w = w->next)
+        nw++;
+    texts = calloc(nw, sizeof *texts);
+    offs = calloc(nw, sizeof *offs);
+    bad = calloc(nw, sizeof *bad);
+    if (!texts || !offs || !bad) {
+        for (w = list; w; w = w->next)
+            w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (w = list, k = 0; w; w = w->next, k++) {
+        struct kytos_error ee = {0};
+        w->rc = 0;
+        bad[k] = w->n;
+        if (!(offs[k] = calloc(w->n + 1, sizeof **offs)))
+            w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
+        else if ((rc = bulk_encode(w->ops, w->n, &texts[k], offs[k], &bad[k], &ee)) < 0)
+            w->rc = bulk_fail(rc, w->ops, w->n, bad[k], &ee, &w->err);
+    }
     pthread_mutex_lock(&s->wmu);
-    for (w = list; w; w = w->next) {
-        size_t bad = w->n;
+    for (w = list; w; w = w->next)
+        if (w->rc == 0 && (rc = coll_ensure(s, w->coll, &e)) < 0)
+            w->rc = kh_store_err(&w->err, rc, "%s", e.message);
+    for (w = list, k = 0; w; w = w->next, k++) {
         struct kytos_error we = {0};
 
-        if (w->n + 1 > cap) {
-            size_t *o = realloc(offs, (w->n + 1) * sizeof *offs);
-            if (!o) {
-                w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
-                continue;
-            }
-            offs = o;
-            cap = w->n + 1;
-        }
-        texts.n = 0;
-        if ((rc = bulk_encode(w->ops, w->n, &texts, offs, &bad, &we)) == 0)
-            rc = coll_ensure(s, w->coll, &we);   /* outside the transaction: see wq_batch */
-        if (rc == 0 && !open) {
-            if ((rc = sq_begin(&s->writer, &we)) == 0)
-                open = 1;
-        }
+        if (w->rc < 0)
+            continue;
+        rc = 0;
+        if (!open && (rc = sq_begin(&s->writer, &we)) == 0)
+            open = 1;
         if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
-            rc = bulk_run(s, w->coll, w->ops, w->n, &texts, offs, &bad, &we);
+            rc = bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
             if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {
                 sq_rollback(&s->writer);   /* cannot undo just this one: fail the rest */
                 open = 0;
@@ -1441,7 +1455,7 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
                 open = 0;
             }
         }
-        w->rc = rc < 0 ? bulk_fail(rc, w->ops, w->n, bad, &we, &w->err) : 0;
+        w->rc = rc < 0 ? bulk_fail(rc, w->ops, w->n, bad[k], &we, &w->err) : 0;
         if (rc == 0)
             pending++;
         if (!open && pending) {
@@ -1465,8 +1479,16 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
                 atomic_fetch_add_explicit(&s->writes, (uint64_t)w->n, memory_order_relaxed);
     }
     pthread_mutex_unlock(&s->wmu);
-    kh_buf_free(&texts);
+out:
+    for (k = 0; k < nw; k++) {
+        if (texts)
+            kh_buf_free(&texts[k]);
+        if (offs)
+            free(offs[k]);
+    }
+    free(texts);
     free(offs);
+    free(bad);
 }
 
 /* ---- find / count ---- */
