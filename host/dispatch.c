@@ -86,7 +86,7 @@ static void *watchdog_main(void *arg)
     pthread_mutex_lock(&h->watch_mu);
     while (!h->watch_stop) {
         int64_t now = kh_mono_ns();
-        kh_shed_tick(h);   /* about every 50 ms: no lock of ours needed */
+        kh_shed_tick(h);   /* about every 50 ms; takes no lock */
         kytos_req *r, *expired = NULL;
 
         for (r = h->watch_head; r; r = r->wnext)
@@ -212,10 +212,15 @@ void kh_dispatch_route(kytos_req *r)
     r->body_limit = r->match.route->max_body ? r->match.route->max_body : h->max_body;
 }
 
-/* Count the request against api_concurrency_limit; 0 admitted. */
-static int admit(kytos_req *r)
+static const struct kh_transport call_transport;
+
+/* Count the request against api_concurrency_limit; 0 admitted.  pool: the
+ * route's worker pool, NULL for inline routes. */
+static int admit(kytos_req *r, kh_workpool *pool)
 {
     kh_host *h = r->host;
+    /* a NApp's in-process call is part of a request already admitted */
+    int from_client = r->tp != &call_transport;
     int64_t now_in = atomic_fetch_add(&h->in_flight, 1) + 1;
 
     r->counted_inflight = 1;
@@ -227,8 +232,7 @@ static int admit(kytos_req *r)
         return -1;
     }
     if ((h->concurrency_limit > 0 && now_in > h->concurrency_limit) ||
-        (!(r->match.route->flags & KYTOS_ROUTE_INLINE) &&
-         kh_workpool_shedding(kh_host_pool(h, r->match.route->pool)))) {
+        (from_client && pool && kh_workpool_shedding(pool))) {
         static atomic_int_fast64_t last_log;
         int64_t now = kh_now_ms();
         atomic_fetch_add(&h->rejected_503, 1);
@@ -241,7 +245,7 @@ static int admit(kytos_req *r)
     }
     /* saturated (shed.c): a share of new NApp requests get a quick 503; the
      * connection stays open (this is routine under overload, not a fault) */
-    if (r->match.route->napp && kh_shed_now(h)) {
+    if (from_client && r->match.route->napp && kh_shed_now(h)) {
         atomic_fetch_add(&h->rejected_503, 1);
         kh_req_set_overload(r, 503, "Service Unavailable", 1);
         r->close_connection = 0;
@@ -423,6 +427,7 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
 {
     kh_host *h = r->host;
     const struct kh_route *rt;
+    kh_workpool *pool;
     unsigned timeout;
 
     if (r->status) {              /* routing already answered */
@@ -430,7 +435,8 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
         return;
     }
     rt = r->match.route;
-    if (count_inflight && admit(r) != 0) {
+    pool = (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) ? NULL : kh_host_pool(h, rt->pool);
+    if (count_inflight && admit(r, pool) != 0) {
         complete_now(r);
         return;
     }
@@ -447,7 +453,7 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
         run_handler(r);
         return;
     }
-    if (kh_workpool_submit(kh_host_pool(h, rt->pool), pool_job, r, 0) != 0) {
+    if (!pool || kh_workpool_submit(pool, pool_job, r, 0) != 0) {
         /* the pool's queue is full: shed load with uvicorn's 503 */
         pthread_mutex_lock(&r->mu);
         kh_req_drop_body(r);

@@ -70,7 +70,7 @@ struct kh_host {
         atomic_uint_fast64_t shed;
         int64_t last_wall_ns, last_cpu_ns;
         unsigned cpus;
-        double cpu_util;
+        _Atomic unsigned cpu_permille; /* of the CPUs we may use, last tick */
     } shed;
 
     /* counters */
@@ -145,6 +145,8 @@ void kh_shed_init(kh_host *h);
 void kh_shed_tick(kh_host *h);
 /* 1: answer this new request 503 now (the process is saturated). */
 int kh_shed_now(kh_host *h);
+/* 1 when the last tick found the CPU nearly all used (and shedding is on). */
+int kh_shed_saturated(kh_host *h);
 /* An admitted request was answered after lat_ns. */
 void kh_shed_observe(kh_host *h, int64_t lat_ns);
 struct json_object *kh_shed_status(kh_host *h);

@@ -98,20 +98,6 @@ static void defer_inline(struct http_ctx *c)
 
 static const struct kh_transport http_transport = {http_header, http_complete};
 
-/* Per connection: when its last answer was done.  A client with more to
- * send sends its next request at once, so under load the time from there to
- * the next request's arrival is mostly the time that request waited in the
- * kernel for this thread: the overload governor counts it (shed.c). */
-struct conn_ctx {
-    int64_t last_done_ns;
-};
-
-static struct conn_ctx *conn_ctx_of(struct MHD_Connection *conn)
-{
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct kh_http *s = cls;
@@ -134,14 +120,6 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     if (c->raw_target)
         strcpy(c->raw_target, uri);
     r->tp_ctx = c;
-    {
-        /* queued behind others: count from the previous answer, when the
-         * client (if it had more to send) sent this one; a connection idle
-         * for long is a client that waited on its own, not on us */
-        struct conn_ctx *cc = conn_ctx_of(conn);
-        if (cc && cc->last_done_ns && r->start_ns - cc->last_done_ns < 2000000000LL)
-            r->start_ns = cc->last_done_ns;
-    }
     ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (ci && ci->client_addr) {
         const struct sockaddr *sa = ci->client_addr;
@@ -292,10 +270,8 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 {
     kytos_req *r = *con_cls;
     struct kh_http *s = cls;
-    struct conn_ctx *cc = conn_ctx_of(conn);
+    (void)conn;
     (void)toe;
-    if (cc)
-        cc->last_done_ns = kh_mono_ns();
     if (r) {
         atomic_fetch_sub(&s->live, 1);
         struct http_ctx *c = r->tp_ctx;
@@ -311,14 +287,12 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
 {
     struct kh_http *s = cls;
     (void)conn;
+    (void)socket_context;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&s->connections, 1);
         atomic_fetch_add(&s->connections_total, 1);
-        *socket_context = calloc(1, sizeof(struct conn_ctx));
     } else {
         atomic_fetch_sub(&s->connections, 1);
-        free(*socket_context);
-        *socket_context = NULL;
     }
 }
 

@@ -1,21 +1,20 @@
 /* host/shed.c - the overload governor: answer some new requests 503 at once
  * when the process is saturated, so that the others are answered in time.
  *
- * Why: on a saturated core, requests past what kytosd can serve wait in the
- * kernel's socket buffers, where no limit of ours sees them; each waits
- * longer than the last until clients time out.  A 503 costs a fraction of a
- * served request (no handler, no store write, no events), so shedding a
- * share of new requests keeps the latency of the rest near the target and
- * answers everyone.
- *
  * Signal: both (1) the process used nearly all the CPU it may use over the
  * last tick (it cannot go faster: slow handlers that sleep do not count) and
  * (2) admitted requests take longer than api_shed_latency_ms from arrival
  * to answer (a closed-loop client at full speed is not overload: latency
  * stays low).  Then the shed share grows by 1/16 a tick, up to 15/16; else
- * it shrinks by 1/16 (AIMD's gentler cousin: no oscillation to 0).  The
- * 503 keeps the connection open, so the client's next request costs no new
- * connection. */
+ * it shrinks by 1/16.  The 503 keeps the connection open.  A 503 costs a
+ * fraction of a served request (no handler, no store write, no events).
+ *
+ * Limit: "arrival" is when libmicrohttpd read the request.  Time spent
+ * before that in the kernel's socket buffers is not seen (an estimate from
+ * the previous answer on the connection counted clients' think time too,
+ * and was dropped), so this acts on queueing inside kytosd: deferred and
+ * pooled requests piling up while the CPU is saturated.  The accept loop
+ * (acceptor.c) and poll keep the kernel-side wait short. */
 #include "hostimpl.h"
 #include <sched.h>
 #include <stdlib.h>
@@ -57,10 +56,11 @@ void kh_shed_tick(kh_host *h)
     if (!s->target_ns || (dw = wall - s->last_wall_ns) < TICK_NS)
         return;
     cpu = cpu_ns();
-    s->cpu_util = (double)(cpu - s->last_cpu_ns) / ((double)dw * s->cpus);
+    atomic_store(&s->cpu_permille,
+                 (unsigned)((double)(cpu - s->last_cpu_ns) * 1000.0 / ((double)dw * s->cpus)));
     s->last_wall_ns = wall;
     s->last_cpu_ns = cpu;
-    hot = s->cpu_util >= 0.9 && atomic_load(&s->lat_ewma_ns) > s->target_ns;
+    hot = kh_shed_saturated(h) && atomic_load(&s->lat_ewma_ns) > s->target_ns;
     p = atomic_load(&s->p);
     if (hot && p < P_MAX)
         atomic_store(&s->p, p + STEP);
@@ -68,6 +68,11 @@ void kh_shed_tick(kh_host *h)
         atomic_store(&s->p, p - STEP);
     if (!hot && atomic_load(&h->in_flight) == 0)
         atomic_store(&s->lat_ewma_ns, 0);   /* idle: forget */
+}
+
+int kh_shed_saturated(kh_host *h)
+{
+    return h->shed.target_ns && atomic_load_explicit(&h->shed.cpu_permille, memory_order_relaxed) >= 900;
 }
 
 int kh_shed_now(kh_host *h)
@@ -98,7 +103,7 @@ struct json_object *kh_shed_status(kh_host *h)
     struct json_object *o = json_object_new_object();
     json_object_object_add(o, "latency_target_ms", json_object_new_int64(h->shed.target_ns / 1000000));
     json_object_object_add(o, "latency_ms", json_object_new_double(atomic_load(&h->shed.lat_ewma_ns) / 1e6));
-    json_object_object_add(o, "cpu_util", json_object_new_double(h->shed.cpu_util));
+    json_object_object_add(o, "cpu_util", json_object_new_double(atomic_load(&h->shed.cpu_permille) / 1000.0));
     json_object_object_add(o, "shed_per_1024", json_object_new_int((int)atomic_load(&h->shed.p)));
     json_object_object_add(o, "shed", json_object_new_int64((int64_t)atomic_load(&h->shed.shed)));
     return o;

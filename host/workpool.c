@@ -125,6 +125,8 @@ static int kick_locked(kh_workpool *p)
 
     if (p->count == 0 || p->stopping)
         return 0;
+    if (p->nthreads >= p->max_threads && p->idle <= p->wakes)
+        return 0;   /* nothing to add: the running threads take the queue in turn */
     if (p->active + p->wakes < p->base_threads) {
         add_runner_locked(p);
         return 1;
@@ -406,12 +408,12 @@ void kh_workpool_free(kh_workpool *p)
 
     if (!p)
         return;
-    grower_remove(p);
     pthread_mutex_lock(&p->mu);
-    p->stopping = 1;
+    p->stopping = 1;   /* first: no submit or worker can put it on the grower's watch again */
     pthread_cond_broadcast(&p->ready);
     pthread_cond_broadcast(&p->room);
     pthread_mutex_unlock(&p->mu);
+    grower_remove(p);
     for (i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
     pthread_attr_destroy(&p->attr);
