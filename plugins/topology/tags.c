@@ -74,6 +74,10 @@ int topo_tags_parse_ranges(struct json_object *arr, struct topo_range **out, siz
     n = json_object_array_length(arr);
     if (n < 1)
         return fail(err, errlen, "KytosInvalidTagRanges, Tag range is empty");
+    /* ordered, disjoint, non-adjacent ranges in 1..VLAN_MAX: never more */
+    if (n > VLAN_MAX)
+        return fail(err, errlen, "KytosInvalidTagRanges, %zu ranges: there can be %d at most", n,
+                    VLAN_MAX);
     r = calloc(n, sizeof(*r));
     if (!r)
         return fail(err, errlen, "out of memory");
@@ -129,6 +133,10 @@ int topo_tags_parse_special(struct json_object *arr, uint8_t out[TOPO_N_SPECIAL]
     if (!json_object_is_type(arr, json_type_array))
         return fail(err, errlen, "KytosInvalidTagRanges, special_tags must be a list");
     n = json_object_array_length(arr);
+    /* a bound for the pairwise check below (the spec says 16 too); a list
+     * that long holds a duplicate or an unknown name anyway */
+    if (n > 16)
+        return fail(err, errlen, "KytosInvalidTagRanges, There are duplicated values in the range.");
     /* get_special_tags: duplicates anywhere first, then unknown names */
     for (size_t k = 0; k < n; k++)
         for (size_t j = 0; j < k; j++)

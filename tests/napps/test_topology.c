@@ -1001,6 +1001,9 @@ START_TEST(tag_ranges_set_and_reset)
     kytos_test_resp_free(r);
     expect_ok("POST", TR(S1 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,4095]]}", 200,
               "Operation Successful");
+    r = call("GET", TR(S1 ":1"), NULL, 200);
+    ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}), "\"tag_ranges\":{\"vlan\":[[1,4095]]}"));
+    kytos_test_resp_free(r);
     expect_ok("DELETE", TR(S1 ":1"), NULL, 200, "Operation Successful");
     r = call("GET", TR(S1 ":1"), NULL, 200);
     ck_assert_ptr_nonnull(strstr(kytos_test_resp_body(r, &(size_t){0}), "\"tag_ranges\":{\"vlan\":[[1,4094]]}"));
