@@ -55,6 +55,8 @@ int me_sched_parse_date(const char *s, int64_t *out)
     if (*p || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 ||
         sec > 60)
         return -1;
+    if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+        return -1;   /* timegm would make it March 1st */
     tm.tm_year = y - 1900;
     tm.tm_mon = mo - 1;
     tm.tm_mday = d;

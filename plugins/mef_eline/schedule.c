@@ -121,7 +121,9 @@ static bool still_indexed(struct me *me, const struct me_job *j)
     pthread_mutex_lock(&me->sched_lock);
     for (i = 0; i < me->njobs && !yes; i++)
         yes = strcmp(me->jobs[i].id, j->id) == 0 && strcmp(me->jobs[i].evc, j->evc) == 0 &&
-              me->jobs[i].create == j->create && me->jobs[i].every == j->every;
+              me->jobs[i].create == j->create && me->jobs[i].every == j->every &&
+              /* a date tick() took is marked ran; a PATCH since set a new one */
+              (j->every > 0 || me->jobs[i].due == INT64_MAX);
     pthread_mutex_unlock(&me->sched_lock);
     return yes;
 }

@@ -559,6 +559,8 @@ START_TEST(schedule_create_list_patch_delete)
     } bad[] = {
         /* spec layer */
         {"{\"date\":\"tomorrow\",\"action\":\"create\"}", "The request body contains invalid API data."},
+        /* no 29th of February in 2027 (timegm would roll it into March) */
+        {"{\"date\":\"2027-02-29T00:00:00Z\",\"action\":\"create\"}", ""},
         {"{\"interval\":{\"fortnights\":1},\"action\":\"create\"}", "Additional properties are not allowed"},
         {"{\"interval\":{\"hours\":-1},\"action\":\"create\"}", "less than the minimum of 0"},
         {"{\"interval\":\"1h\",\"action\":\"create\"}", "is not of type 'object'"},
@@ -745,6 +747,12 @@ START_TEST(interval_schedule_runs)
     snprintf(path, sizeof path, ME "v2/evc/%s", id);
     ck_assert_uint_eq(status_of("PATCH", path, "{\"enabled\":true}"), 200);
     ck_assert(await_evc(id, true, true, 2000));
+    /* and stays enabled past 2.5 ticks of the deleted 1 s interval */
+    for (int waited = 0; waited < 2500; waited += 100) {
+        struct timespec step = {0, 100 * 1000000L};
+        ck_assert_msg(await_evc(id, true, true, 0), "the deleted interval ran after %d ms", waited);
+        nanosleep(&step, NULL);
+    }
 }
 END_TEST
 
