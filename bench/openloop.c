@@ -670,8 +670,10 @@ int main(int argc, char **argv)
     if (unique && !body_tmpl)
         unique = false;
     if (unique) {
-        const char *p = body_tmpl;
-        while ((p = strstr(p, "%d")) != NULL) {
+        /* counted as the substitution finds them: memmem over the whole
+         * body (a NUL byte in the file must not hide a later "%d") */
+        const char *p = body_tmpl, *e = body_tmpl + body_tmpl_len;
+        while ((p = memmem(p, (size_t)(e - p), "%d", 2)) != NULL) {
             n_subst++;
             p += 2;
         }

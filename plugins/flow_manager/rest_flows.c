@@ -134,8 +134,13 @@ static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, siz
 {
     struct add_owner *o;
 
-    if (!KYTOS_API_HAS(store_bulk_async) || !(o = calloc(1, sizeof *o)))
+    if (!KYTOS_API_HAS(store_bulk_async))
+        return 0;   /* (a host before ABI 1.1 could not load us: kept for clarity) */
+    if (!(o = calloc(1, sizeof *o))) {
+        res->status = 500;   /* not a blocking write on the I/O thread instead */
+        snprintf(res->text, sizeof res->text, "out of memory");
         return 0;
+    }
     o->a = (struct fm_async_add){.batches = bs, .nb = nd, .force = force, .reply = reply,
                                  .release = add_release, .owner = o};
     o->fs = fs;
@@ -314,7 +319,9 @@ int fm_rest_flows_register(struct fm_ctx *ctx)
         unsigned flags;
     } routes[] = {
         /* an add only checks and queues its store write (the answer comes
-         * from the store's writer thread): no worker thread needed */
+         * from the store's writer thread): no worker thread needed.  The
+         * one other call it may make, for a switch it does not know yet,
+         * is an in-process GET of topology's in-memory switch list */
         {"POST", "v2/flows", h_add, KYTOS_ROUTE_INLINE},
         {"POST", "v2/flows/{dpid}", h_add, KYTOS_ROUTE_INLINE},
         {"POST", "v2/delete", h_delete, 0},

@@ -419,9 +419,7 @@ int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_asy
     free(ids);
     if (rc != KYTOS_OK) {
         free(j);
-        if (rc == KYTOS_EFULL)
-            res->status = 503;
-        else
+        if (rc != KYTOS_EFULL)
             kytos_log(ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s", err.message);
         set_error(res, rc == KYTOS_EFULL ? 503 : 500, "Failed to store flows", &err);
         return -1;
