@@ -62,6 +62,19 @@ struct json_object *kh_ev_as_json(const struct kh_ev *e, struct json_object *con
 
 const char *kh_event_name(const kytos_event *ev) { return ev ? ev->ev->name : NULL; }
 struct json_object *kh_event_content(const kytos_event *ev) { return ev ? ev->content : NULL; }
+
+struct json_object *kh_event_take_content(const kytos_event *ev)
+{
+    /* the view is the handler's own (see struct kytos_event): writable */
+    struct kytos_event *v = (struct kytos_event *)ev;
+    struct json_object *c;
+
+    if (!v)
+        return NULL;
+    c = v->content;
+    v->content = NULL;
+    return c;
+}
 const char *kh_event_id(const kytos_event *ev) { return ev ? ev->ev->id : NULL; }
 int64_t kh_event_time_us(const kytos_event *ev) { return ev ? ev->ev->time_us : 0; }
 int kh_event_priority(const kytos_event *ev) { return ev ? ev->ev->priority : 0; }

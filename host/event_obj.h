@@ -43,6 +43,8 @@ struct json_object *kh_ev_as_json(const struct kh_ev *e, struct json_object *con
 /* ABI accessors (kytos_api.event_*). */
 const char *kh_event_name(const kytos_event *ev);
 struct json_object *kh_event_content(const kytos_event *ev);
+/* The handler's copy, for keeps; the view has none afterwards. */
+struct json_object *kh_event_take_content(const kytos_event *ev);
 const char *kh_event_id(const kytos_event *ev);
 int64_t kh_event_time_us(const kytos_event *ev);
 int kh_event_priority(const kytos_event *ev);

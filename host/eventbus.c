@@ -359,8 +359,10 @@ static int enqueue(kh_bus *b, kh_buffer *buf, struct kh_ev *e, int timeout_ms, i
     return 0;
 }
 
-int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
-                        struct json_object *content, const struct kytos_pub_opts *opts)
+/* give: content is ours (the caller's reference), used as the event's
+ * content without a copy or put on every path that does not use it. */
+static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_object *content,
+                   const struct kytos_pub_opts *opts, int give)
 {
     const char *bufname = "app", *why;
     struct json_object *copy = NULL;
@@ -368,17 +370,21 @@ int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
     kh_buffer *buf;
     struct kh_ev *e;
 
-    if (!b)
-        return KYTOS_EINVAL;
+    if (!b) {
+        rc = KYTOS_EINVAL;
+        goto refused;
+    }
     if ((why = kh_event_name_invalid(name))) {
         napp_log(b, from, KH_WARNING, "publish refused: %s", why);
-        return KYTOS_EINVAL;
+        rc = KYTOS_EINVAL;
+        goto refused;
     }
     if (opts) {
         if (opts->struct_size < offsetof(struct kytos_pub_opts, priority) + sizeof opts->priority) {
             napp_log(b, from, KH_WARNING, "publish %s refused: kytos_pub_opts.struct_size %u is "
                      "too small", name, (unsigned)opts->struct_size);
-            return KYTOS_EINVAL;
+            rc = KYTOS_EINVAL;
+            goto refused;
         }
         priority = opts->priority;
         if (opts->struct_size >= offsetof(struct kytos_pub_opts, buffer) + sizeof opts->buffer &&
@@ -389,34 +395,77 @@ int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
     }
     if (!(buf = find_buffer(b, bufname))) {
         napp_log(b, from, KH_WARNING, "publish %s refused: no buffer '%.32s'", name, bufname);
-        return KYTOS_EINVAL;
+        rc = KYTOS_EINVAL;
+        goto refused;
     }
     if (content && !json_object_is_type(content, json_type_object)) {
         napp_log(b, from, KH_WARNING, "publish %s refused: content must be a JSON object", name);
-        return KYTOS_EINVAL;
+        rc = KYTOS_EINVAL;
+        goto refused;
     }
-    if (atomic_load(&b->state) >= BUS_STOPPING)
-        return KYTOS_EUNAVAIL;
+    if (atomic_load(&b->state) >= BUS_STOPPING) {
+        rc = KYTOS_EUNAVAIL;
+        goto refused;
+    }
     if (!b->observer) {
         /* nobody listens (flow_manager's flow.pending and flow.added, say):
          * dispatch would drop it; skip the copy, the queue and a thread
          * wake.  Only names dispatch has already matched (and cached). */
         if (kh_subtab_known_none(b->subs, name)) {
             atomic_fetch_add(&b->published, 1);
-            return 0;
+            rc = 0;
+            goto refused;
         }
     }
-    if (content && json_object_deep_copy(content, &copy, NULL) != 0) {
+    if (give) {
+        copy = content;
+        content = NULL;
+    } else if (content && json_object_deep_copy(content, &copy, NULL) != 0) {
         json_object_put(copy);
         return KYTOS_ENOMEM;
     }
     if (!(e = kh_ev_new(name, copy, priority)))
-        return KYTOS_ENOMEM;
+        return KYTOS_ENOMEM;   /* (kh_ev_new put copy) */
     rc = enqueue(b, buf, e, timeout_ms, 1);
     if (rc != 0)
         kh_ev_unref(e);
     return rc;
+refused:
+    if (give)
+        json_object_put(content);
+    return rc;
 }
+
+int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
+                        struct json_object *content, const struct kytos_pub_opts *opts)
+{
+    return publish(b, from, name, content, opts, 0);
+}
+
+int kh_bus_publish_give(kh_bus *b, kytos_napp *from, const char *name,
+                        struct json_object *content, const struct kytos_pub_opts *opts)
+{
+    return publish(b, from, name, content, opts, 1);
+}
+
+int kh_bus_wanted(kh_bus *b, const char *name)
+{
+    struct kh_match *m;
+    int n;
+
+    if (!b || !name)
+        return 0;
+    if (b->observer)
+        return 1;   /* the test host records every event */
+    if (kh_event_name_invalid(name))
+        return 0;
+    if (!(m = kh_subtab_match(b->subs, name)))
+        return 1;   /* cannot tell (out of memory): say yes */
+    n = m->n != 0;
+    kh_match_unref(m);
+    return n;
+}
+
 
 int kh_bus_publish(kh_bus *b, const char *name, struct json_object *content,
                    const struct kytos_pub_opts *opts)

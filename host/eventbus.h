@@ -54,6 +54,12 @@ int kh_bus_publish(kh_bus *b, const char *name, struct json_object *content,
  * buffer or content), KYTOS_ENOMEM.  content is borrowed and copied. */
 int kh_bus_publish_from(kh_bus *b, kytos_napp *from, const char *name,
                         struct json_object *content, const struct kytos_pub_opts *opts);
+/* The same, taking over the caller's reference to content (no copy). */
+int kh_bus_publish_give(kh_bus *b, kytos_napp *from, const char *name,
+                        struct json_object *content, const struct kytos_pub_opts *opts);
+/* 1 when a subscription matches name now (or an observer records every
+ * event), else 0. */
+int kh_bus_wanted(kh_bus *b, const char *name);
 /* kytos/core.<u>/<n>.loaded on the meta buffer (the loader calls it after start). */
 int kh_bus_napp_loaded(kh_bus *b, kytos_napp *n);
 

@@ -56,6 +56,22 @@ static int api_publish(kytos_napp *n, const char *name, struct json_object *cont
     return b ? kh_bus_publish_from(b, n, name, content, opts) : KYTOS_EINVAL;
 }
 
+static int api_publish_give(kytos_napp *n, const char *name, struct json_object *content,
+                            const struct kytos_pub_opts *opts)
+{
+    kh_bus *b = bus_of(n);
+    if (!b) {
+        json_object_put(content);
+        return KYTOS_EINVAL;
+    }
+    return kh_bus_publish_give(b, n, name, content, opts);
+}
+
+static int api_wanted(kytos_napp *n, const char *name)
+{
+    return kh_bus_wanted(bus_of(n), name);
+}
+
 static int api_pace(kytos_napp *n, const char *action, const char *key, const char *rate,
                     unsigned flags)
 {
@@ -81,4 +97,7 @@ void kh_bus_api_fill(struct kytos_api *api)
     api->event_reinjections = kh_event_reinjections;
     api->pace = api_pace;
     api->timer_add = api_timer_add;
+    api->event_publish_give = api_publish_give;
+    api->event_wanted = api_wanted;
+    api->event_take_content = kh_event_take_content;
 }

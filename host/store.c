@@ -186,6 +186,11 @@ void kh_store_close(kh_store *s)
     free(s);
 }
 
+int kh_store_async_wait(kh_store *s, int timeout_ms)
+{
+    return s ? kh_store_async_idle(s->async, timeout_ms) : 0;
+}
+
 struct json_object *kh_store_status(kh_store *s)
 {
     struct json_object *st = json_object_new_object(), *ops = json_object_new_object();

@@ -37,6 +37,9 @@ void kh_store_close(kh_store *s);
  * healthy is false from a failure of the backend itself (not a missing
  * document or a bad filter) until the next call that succeeds. */
 struct json_object *kh_store_status(kh_store *s);
+/* Wait until every kytos_store_bulk_async write queued so far was
+ * committed and its callback ran (tests): 0 or KYTOS_ETIMEDOUT. */
+int kh_store_async_wait(kh_store *s, int timeout_ms);
 
 int kh_store_get(kh_store *s, const char *coll, const char *id, struct json_object **out,
                  struct kytos_error *err);

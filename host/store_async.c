@@ -24,9 +24,10 @@ struct kh_store_async {
     void *count_ctx;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_cond_t idle_cv;   /* queue empty and no batch running */
     struct kh_async_write *head, **tail;
     size_t queued, max;
-    int started, stopping;
+    int started, stopping, running;
     pthread_t th;
     atomic_uint_fast64_t batches, writes;
 };
@@ -83,8 +84,13 @@ static void *writer_main(void *p)
         struct kh_async_write *list, *last;
         size_t n = 1;
 
-        while (!a->head && !a->stopping)
+        while (!a->head && !a->stopping) {
+            if (a->running) {
+                a->running = 0;
+                pthread_cond_broadcast(&a->idle_cv);
+            }
             pthread_cond_wait(&a->cv, &a->mu);
+        }
         if (!a->head)
             break;   /* stopping and drained */
         list = last = a->head;
@@ -97,10 +103,13 @@ static void *writer_main(void *p)
             a->tail = &a->head;
         last->next = NULL;
         a->queued -= n;
+        a->running = 1;
         pthread_mutex_unlock(&a->mu);
         run_batch(a, list);
         pthread_mutex_lock(&a->mu);
     }
+    a->running = 0;
+    pthread_cond_broadcast(&a->idle_cv);
     pthread_mutex_unlock(&a->mu);
     return NULL;
 }
@@ -121,6 +130,7 @@ struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_b
     a->tail = &a->head;
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
+    pthread_cond_init(&a->idle_cv, NULL);
     return a;
 }
 
@@ -165,7 +175,30 @@ void kh_store_async_close(struct kh_store_async *a)
         pthread_join(a->th, NULL);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
+    pthread_cond_destroy(&a->idle_cv);
     free(a);
+}
+
+int kh_store_async_idle(struct kh_store_async *a, int timeout_ms)
+{
+    struct timespec ts;
+    int rc = 0;
+
+    if (!a)
+        return 0;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&a->mu);
+    while ((a->head || a->running) && rc == 0)
+        rc = pthread_cond_timedwait(&a->idle_cv, &a->mu, &ts);
+    rc = (a->head || a->running) ? KYTOS_ETIMEDOUT : 0;
+    pthread_mutex_unlock(&a->mu);
+    return rc;
 }
 
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st)

@@ -79,6 +79,9 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
 void kh_store_async_free(struct kh_async_write *w);
 /* Runs every queued write, then stops the thread. */
 void kh_store_async_close(struct kh_store_async *a);
+/* Wait until nothing is queued and no batch (nor its callbacks) runs:
+ * 0, or KYTOS_ETIMEDOUT. */
+int kh_store_async_idle(struct kh_store_async *a, int timeout_ms);
 /* Adds "async": {"queued", "max", "batches", "writes"} to st. */
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 

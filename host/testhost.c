@@ -5,6 +5,7 @@
 #include "hostimpl.h"
 #include "eventbus.h"
 #include "log.h"
+#include "store.h"
 #include <ftw.h>
 #include <kytos/test.h>
 #include <stdio.h>
@@ -221,7 +222,8 @@ int kytos_test_publish(kytos_test_host *th, const char *name, const char *conten
 int kytos_test_drain(kytos_test_host *th, unsigned timeout_ms)
 {
     int64_t deadline = kh_mono_ns() + (int64_t)timeout_ms * 1000000;
-    /* events can trigger requests and requests events: loop until both are quiet */
+    /* events can trigger requests, requests events, queued store writes
+     * both (their callbacks run on the writer): loop until all are quiet */
     for (;;) {
         int64_t left = (deadline - kh_mono_ns()) / 1000000;
         if (left <= 0)
@@ -231,7 +233,11 @@ int kytos_test_drain(kytos_test_host *th, unsigned timeout_ms)
         left = (deadline - kh_mono_ns()) / 1000000;
         if (left <= 0 || kh_workpool_drain(th->h->api_pool, (int)left) != 0)
             return KYTOS_ETIMEDOUT;
-        if (kh_bus_drain(th->h->bus, 0) == 0)
+        left = (deadline - kh_mono_ns()) / 1000000;
+        if (left <= 0 || kh_store_async_wait(kh_host_store(th->h), (int)left) != 0)
+            return KYTOS_ETIMEDOUT;
+        if (kh_bus_drain(th->h->bus, 0) == 0 && kh_workpool_drain(th->h->api_pool, 0) == 0 &&
+            kh_store_async_wait(kh_host_store(th->h), 0) == 0)
             return 0;
     }
 }

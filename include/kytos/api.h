@@ -160,6 +160,12 @@ struct kytos_api {
     int (*store_bulk_async)(kytos_napp *napp, const char *coll, const struct kytos_write *ops,
                             size_t n, kytos_store_done_fn done, void *ud,
                             struct kytos_error *err);
+
+    /* ---- ABI 1.2: events without copies ---- */
+    int (*event_publish_give)(kytos_napp *napp, const char *name, struct json_object *content,
+                              const struct kytos_pub_opts *opts);
+    int (*event_wanted)(kytos_napp *napp, const char *name);
+    struct json_object *(*event_take_content)(const kytos_event *e);
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

@@ -57,6 +57,34 @@ static inline int kytos_event_reinjections(const kytos_event *e)
 {
     return kytos__api->event_reinjections(e);
 }
+
+/* ---- ABI 1.2 (check KYTOS_API_HAS(event_publish_give) etc.) ----
+ * kytos_event_publish without the copy: the call takes over the caller's
+ * reference to content, whatever it returns.  content must be the caller's
+ * alone: built for this call, sharing no object with anything the caller
+ * (or another thread) still holds, since json-c reference counts are not
+ * thread safe.  Same results as kytos_event_publish. */
+static inline int kytos_event_publish_give(kytos_napp *n, const char *name,
+                                           struct json_object *content,
+                                           const struct kytos_pub_opts *opts)
+{
+    return kytos__api->event_publish_give(n, name, content, opts);
+}
+/* 1 when a subscription (of any NApp) matches name now, else 0: lets a
+ * publisher skip building content that nobody would receive.  A
+ * subscription made afterwards is not seen; publishing anyway is always
+ * correct. */
+static inline int kytos_event_wanted(kytos_napp *n, const char *name)
+{
+    return kytos__api->event_wanted(n, name);
+}
+/* From a handler: its own copy of the content, for keeps (the caller puts
+ * it; NULL when there is none or it was taken already).  The event has no
+ * content afterwards, for this handler and for the dead letter. */
+static inline struct json_object *kytos_event_take_content(const kytos_event *e)
+{
+    return kytos__api->event_take_content(e);
+}
 /* Fixed-window pacer: rate is "N/second", "N/minute", "N/hour" or "N/day".
  * Sleeps until the window admits the hit, or with KYTOS_PACE_NOWAIT returns
  * KYTOS_EFULL at once.  key may be NULL. */

@@ -6,6 +6,9 @@
  *   1.1  store_bulk_async: a bulk write queued for group commit, answered
  *        by a callback (lets a handler answer without holding a thread);
  *        the "inline" event pool (a handler on the buffer's own thread).
+ *   1.2  event_publish_give (publish without the copy), event_wanted (is
+ *        anyone subscribed to a name), event_take_content (a handler keeps
+ *        its copy of the content).
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -21,7 +24,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 1
+#define KYTOS_ABI_MINOR 2
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

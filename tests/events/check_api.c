@@ -123,7 +123,8 @@ START_TEST(abi_slots_round_trip)
     kh_bus_api_fill(&api);
     ck_assert(api.event_subscribe && api.event_publish && api.event_name && api.event_content &&
               api.event_id && api.event_time_us && api.event_priority &&
-              api.event_reinjections && api.pace && api.timer_add);
+              api.event_reinjections && api.pace && api.timer_add && api.event_publish_give &&
+              api.event_wanted && api.event_take_content);
     the_bus = bus_from_conf("[daemon]\nthread_pool_max_workers = {\"sb\": 2, \"db\": 1, \"app\": 2, "
                             "\"api\": 4}\n", err, sizeof err);
     ck_assert_msg(the_bus != NULL, "%s", err);

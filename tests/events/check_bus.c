@@ -274,6 +274,88 @@ START_TEST(fan_out_own_copies)
 }
 END_TEST
 
+/* A handler that keeps its content (kytos_event_take_content). */
+static struct json_object *kept[4];
+static int nkept;
+
+static int keep_content(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    (void)napp;
+    (void)ud;
+    if (nkept < 4)
+        kept[nkept++] = kh_event_take_content(ev);
+    ck_assert_ptr_null(kh_event_content(ev));       /* taken: none left */
+    ck_assert_ptr_null(kh_event_take_content(ev));
+    return KYTOS_OK;
+}
+
+START_TEST(give_wanted_and_take)
+{
+    kh_bus *b = fake_bus(NULL);
+    struct fake_napp n;
+    struct rec r;
+    struct json_object *c;
+    char err[256];
+    int rc;
+
+    fake_napp_init(&n, "test/give");
+    rec_init(&r);
+    /* nobody listens yet: not wanted, and a given content is let go */
+    ck_assert_int_eq(kh_bus_wanted(b, "kytos/test.given"), 0);
+    subscribe(b, &n, "kytos/test\\.given", "inline", &r);
+    rc = kh_bus_subscribe(b, FAKE(&n),
+                          &(struct kytos_sub){.struct_size = sizeof(struct kytos_sub),
+                                              .pattern = "kytos/test\\.kept",
+                                              .handler = keep_content, .pool = "inline"},
+                          err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(kh_bus_wanted(b, "kytos/test.given"), 1);
+    ck_assert_int_eq(kh_bus_wanted(b, "kytos/test.other"), 0);
+    ck_assert_int_eq(kh_bus_wanted(b, "bad name"), 0);
+    ck_assert_int_eq(kh_bus_start(b), 0);
+
+    /* give: the handler sees the very object published (no copy) */
+    c = json_object_new_object();
+    json_object_object_add(c, "seq", json_object_new_int(7));
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "kytos/test.given", c, NULL), 0);
+    ck_assert_int_eq(kh_bus_drain(b, WAIT_MS), 0);
+    ck_assert_int_eq(count(&r), 1);
+    ck_assert_int_eq(r.seq[0], 7);
+    ck_assert_ptr_eq(r.content[0], c);
+    /* refused gives still take the reference (LeakSanitizer checks) */
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "bad name", json_object_new_object(), NULL),
+                     KYTOS_EINVAL);
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "kytos/test.given", json_object_new_array(),
+                                         NULL),
+                     KYTOS_EINVAL);
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "kytos/test.given", json_object_new_object(),
+                                         &(struct kytos_pub_opts){
+                                             .struct_size = sizeof(struct kytos_pub_opts),
+                                             .buffer = "nope"}),
+                     KYTOS_EINVAL);
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "kytos/test.nobody", json_object_new_object(),
+                                         NULL),
+                     0);
+    ck_assert_int_eq(kh_bus_drain(b, WAIT_MS), 0);
+    ck_assert_int_eq(kh_bus_publish_give(b, FAKE(&n), "kytos/test.nobody", json_object_new_object(),
+                                         NULL),
+                     0);   /* (now known to have no subscriber: dropped at once) */
+
+    /* take: the handler keeps its copy past the call */
+    c = json_object_new_object();
+    json_object_object_add(c, "k", json_object_new_string("v"));
+    nkept = 0;
+    ck_assert_int_eq(kh_bus_publish_from(b, FAKE(&n), "kytos/test.kept", c, NULL), 0);
+    json_object_put(c);
+    ck_assert_int_eq(kh_bus_drain(b, WAIT_MS), 0);
+    ck_assert_int_eq(nkept, 1);
+    ck_assert_ptr_nonnull(kept[0]);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(kept[0], "k")), "v");
+    json_object_put(kept[0]);
+    kh_bus_free(b);
+}
+END_TEST
+
 START_TEST(default_routing_by_name)
 {
     kh_bus *b = fake_bus(NULL);
@@ -904,6 +986,7 @@ static Suite *suite(void)
     tcase_add_test(tc, fifo_pool_keeps_order);
     tcase_add_test(tc, priority_buffer_delivers_by_priority);
     tcase_add_test(tc, fan_out_own_copies);
+    tcase_add_test(tc, give_wanted_and_take);
     tcase_add_test(tc, default_routing_by_name);
     tcase_add_test(tc, subscription_cache_follows_changes);
     tcase_add_test(tc, backpressure_counted);
