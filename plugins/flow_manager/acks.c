@@ -32,27 +32,160 @@ static const char *ev_dpid(struct json_object *c)
     return NULL;
 }
 
-/* Mark installed the stored flows of recs ({"match_id","flow_id","flow",
- * "xid"?}) that are still pending with the same flow: a confirmation whose
+/* The flow a confirmation names, for flow.added: the stored flow read back
+ * and put in of_core's as_dict() shape, as the FlowMod carried it (the
+ * records keep ids only: nobody may listen).  New ref or NULL. */
+static struct json_object *added_flow(struct fm_ctx *ctx, const char *dpid, const char *mid)
+{
+    struct json_object *doc = NULL, *out = NULL;
+    struct fm_flow f;
+    char err[256];
+    const char *fid;
+
+    if (kytos_store_get(ctx->napp, FM_COLL, mid, &doc, NULL) != KYTOS_OK)
+        return NULL;
+    fid = json_object_get_string(json_object_object_get(doc, "flow_id"));
+    if (fm_flow_parse(json_object_object_get(doc, "flow"), FM_ADD, &f, err, sizeof err) == 0)
+        out = fm_flow_as_dict_own(&f, dpid, fid);
+    fm_flow_clear(&f);
+    json_object_put(doc);
+    return out;
+}
+
+/* A queued "installed" write and what to publish once it is committed. */
+struct confirm_item {
+    char *id;                   /* the stored flow's _id */
+    struct json_object *ev;     /* its flow.added content, or NULL */
+};
+
+struct confirm_job {
+    struct fm_ctx *ctx;
+    size_t n;
+    struct confirm_item it[];
+};
+
+static struct confirm_job *confirm_job_new(struct fm_ctx *ctx, size_t n)
+{
+    struct confirm_job *j = calloc(1, sizeof *j + n * sizeof j->it[0]);
+    if (j)
+        j->ctx = ctx;
+    return j;
+}
+
+static void confirm_job_free(struct confirm_job *j)
+{
+    size_t i;
+    for (i = 0; i < j->n; i++) {
+        free(j->it[i].id);
+        json_object_put(j->it[i].ev);
+    }
+    free(j);
+}
+
+static void publish_added(struct confirm_job *j)
+{
+    size_t i;
+
+    for (i = 0; i < j->n; i++) {
+        if (!j->it[i].ev)
+            continue;
+        kytos_event_publish_give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev,
+                                 &(struct kytos_pub_opts){
+                                     .struct_size = sizeof(struct kytos_pub_opts),
+                                     .timeout_ms = 2000});
+        j->it[i].ev = NULL;
+    }
+}
+
+static void confirm_done(void *ud, int rc, const struct kytos_error *err);
+
+/* Queue {"$set": {"state": "installed", "updated_at": now}} for every item
+ * of j, which the callback then owns (freed here when not queued). */
+static void queue_installed(struct confirm_job *j)
+{
+    struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
+    struct kytos_write *ops = calloc(j->n ? j->n : 1, sizeof *ops);
+    struct kytos_error err = {0};
+    char now[32];
+    size_t k;
+    int rc;
+
+    if (!upd || !set || !ops || j->n == 0) {
+        json_object_put(upd);
+        json_object_put(set);
+        free(ops);
+        if (j->n)
+            kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed: out of memory");
+        confirm_job_free(j);
+        return;
+    }
+    fm_now_iso(now);
+    json_object_object_add(set, "state", json_object_new_string("installed"));
+    json_object_object_add(set, "updated_at", json_object_new_string(now));
+    json_object_object_add(upd, "$set", set);
+    /* the store takes one reference per op: ours is the first one's */
+    for (k = 0; k < j->n; k++) {
+        ops[k].op = KYTOS_WRITE_PATCH;
+        ops[k].id = j->it[k].id;
+        ops[k].doc = k ? json_object_get(upd) : upd;
+    }
+    rc = kytos_store_bulk_async(j->ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
+    free(ops);
+    if (rc != KYTOS_OK) {
+        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
+                  err.message[0] ? err.message : kytos_strerror(rc));
+        confirm_job_free(j);
+    }
+}
+
+/* On the store's writer thread.  A flow deleted meanwhile fails the whole
+ * bulk: then each flow is written again on its own, and the ones still
+ * there are confirmed. */
+static void confirm_done(void *ud, int rc, const struct kytos_error *err)
+{
+    struct confirm_job *j = ud;
+    size_t i;
+
+    if (rc == KYTOS_OK) {
+        publish_added(j);
+    } else if (rc == KYTOS_ENOTFOUND && j->n > 1) {
+        for (i = 0; i < j->n; i++) {
+            struct confirm_job *one = confirm_job_new(j->ctx, 1);
+            if (!one)
+                break;
+            one->n = 1;
+            one->it[0] = j->it[i];
+            j->it[i] = (struct confirm_item){0};
+            queue_installed(one);
+        }
+    } else if (rc != KYTOS_ENOTFOUND) {
+        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
+                  err ? err->message : kytos_strerror(rc));
+    }
+    confirm_job_free(j);
+}
+
+/* Mark installed the stored flows of recs ({"match_id","flow_id","xid"?}) that are still pending with the same flow: a confirmation whose
  * xid is the flow's latest write is applied blindly, a stale one is dropped,
- * and one we cannot tell is checked against the store.  Publishes
- * kytos/flow_manager.flow.added for each. */
+ * and one we cannot tell is checked against the store.  The write is
+ * queued (no thread waits for it); kytos/flow_manager.flow.added is
+ * published for each flow once it is committed, as Kytos does after its
+ * update. */
 static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *recs)
 {
-    size_t i, n = json_object_array_length(recs), nops = 0;
-    struct json_object *ids = NULL, *found = NULL, *upd, *set, *doc;
-    struct kytos_write *ops;
+    size_t i, n = json_object_array_length(recs);
+    struct json_object *ids = NULL, *found = NULL, *doc;
     struct kytos_error err = {0};
+    struct confirm_job *job;
     const char **mids;
-    char now[32];
     signed char *verdict;
+    int want;
 
     if (n == 0)
         return;
-    ops = calloc(n, sizeof *ops);
     mids = calloc(n, sizeof *mids);
     verdict = calloc(n, 1);
-    if (!ops || !mids || !verdict)
+    if (!mids || !verdict)
         goto out;
     for (i = 0; i < n; i++) {
         struct json_object *rec = json_object_array_get_idx(recs, i), *x;
@@ -105,46 +238,24 @@ static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *re
             }
         }
     }
-    fm_now_iso(now);
-    upd = json_object_new_object();
-    set = json_object_new_object();
-    json_object_object_add(set, "state", json_object_new_string("installed"));
-    json_object_object_add(set, "updated_at", json_object_new_string(now));
-    json_object_object_add(upd, "$set", set);
+    if (!(job = confirm_job_new(ctx, n)))
+        goto out;
+    want = kytos_event_wanted(ctx->napp, FM_EV_ADDED);
     for (i = 0; i < n; i++) {
-        if (verdict[i] != 1)
+        struct confirm_item *it;
+        if (verdict[i] != 1 || !(job->it[job->n].id = strdup(mids[i])))
             continue;
-        ops[nops].op = KYTOS_WRITE_PATCH;
-        ops[nops].id = mids[i];
-        ops[nops].doc = upd;
-        nops++;
+        it = &job->it[job->n++];
+        if (want) {
+            struct json_object *ev = json_object_new_object();
+            json_object_object_add(ev, "datapath", json_object_new_string(dpid));
+            json_object_object_add(ev, "flow", added_flow(ctx, dpid, mids[i]));
+            it->ev = ev;
+        }
     }
-    if (nops && kytos_store_bulk(ctx->napp, FM_COLL, ops, nops, &err) != KYTOS_OK) {
-        /* a flow deleted meanwhile fails the whole bulk: apply one by one */
-        size_t k;
-        for (k = 0; k < nops; k++)
-            if (kytos_store_patch(ctx->napp, FM_COLL, ops[k].id, upd, 0, NULL, &err) != KYTOS_OK)
-                for (i = 0; i < n; i++)
-                    if (verdict[i] == 1 && mids[i] == ops[k].id)
-                        verdict[i] = 0;
-    }
-    json_object_put(upd);
-    for (i = 0; i < n; i++) {
-        struct json_object *ev;
-        if (verdict[i] != 1)
-            continue;
-        ev = json_object_new_object();
-        json_object_object_add(ev, "datapath", json_object_new_string(dpid));
-        json_object_object_add(ev, "flow", json_object_get(json_object_object_get(
-                                               json_object_array_get_idx(recs, i), "flow")));
-        kytos_event_publish(ctx->napp, "kytos/flow_manager.flow.added", ev,
-                            &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                     .timeout_ms = 2000});
-        json_object_put(ev);
-    }
+    queue_installed(job);
 out:
     json_object_put(found);
-    free(ops);
     free(mids);
     free(verdict);
 }
@@ -228,7 +339,6 @@ static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
             json_object_object_add(r, "match_id",
                                    json_object_get(json_object_object_get(doc, "_id")));
             json_object_object_add(r, "flow_id", json_object_new_string(fid));
-            json_object_object_add(r, "flow", json_object_get(json_object_object_get(doc, "flow")));
             json_object_array_add(recs, r);
         }
         json_object_put(doc);
@@ -279,7 +389,10 @@ int fm_acks_subscribe(struct fm_ctx *ctx)
         kytos_event_handler h;
         const char *pool;
     } subs[] = {
-        {"kytos/of_core\\.v0x04\\.messages\\.in\\.ofpt_barrier_reply", on_barrier_reply, NULL},
+        /* short and never waits for a write (confirm queues it): on the
+         * buffer's own thread, no hand-off to a pool */
+        {"kytos/of_core\\.v0x04\\.messages\\.in\\.ofpt_barrier_reply", on_barrier_reply,
+         "inline"},
         {"kytos/of_core\\.flow_stats\\.received", on_flow_stats, NULL},
         {"kytos\\.flow_manager\\.flows\\.(install|delete)", on_flows_event, NULL},
         {"kytos\\.flow_manager\\.flows\\.single\\.(install|delete)", on_flows_event,

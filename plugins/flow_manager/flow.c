@@ -444,8 +444,15 @@ void fm_flow_clear(struct fm_flow *f)
 
 void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], char flow_id[33])
 {
+    struct fm_flow *memo = (struct fm_flow *)f;   /* the memo fields only */
     struct fm_buf b;
     char sb[1024];
+
+    if (f->ids_dpid[0] && strcmp(f->ids_dpid, dpid) == 0) {
+        memcpy(match_id, f->ids_match, 33);
+        memcpy(flow_id, f->ids_flow, 33);
+        return;
+    }
 
     /* json.dumps({"switch","table_id","match","priority"}, sort_keys=True) */
     fm_buf_init(&b, sb, sizeof sb);
@@ -483,6 +490,11 @@ void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], c
     fm_buf_adds(&b, "}");
     fm_md5_hex(b.p, b.len, flow_id);
     fm_buf_free(&b);
+    if (!b.oom && strlen(dpid) < sizeof memo->ids_dpid) {
+        memcpy(memo->ids_match, match_id, 33);
+        memcpy(memo->ids_flow, flow_id, 33);
+        strcpy(memo->ids_dpid, dpid);
+    }
 }
 
 struct json_object *fm_flow_doc(const struct fm_flow *f)
@@ -527,6 +539,32 @@ struct json_object *fm_flow_as_dict(const struct fm_flow *f, const char *dpid,
     json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
     json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
     json_object_object_add(d, "instructions", json_object_get(f->instructions));
+    if (flow_id)
+        json_object_object_add(d, "id", json_object_new_string(flow_id));
+    return d;
+}
+
+struct json_object *fm_flow_as_dict_own(const struct fm_flow *f, const char *dpid,
+                                        const char *flow_id)
+{
+    struct json_object *d = json_object_new_object(), *m = NULL, *ins = NULL;
+
+    if (!d || (f->match && json_object_deep_copy(f->match, &m, NULL) != 0) ||
+        (f->instructions && json_object_deep_copy(f->instructions, &ins, NULL) != 0)) {
+        json_object_put(d);
+        json_object_put(m);
+        json_object_put(ins);
+        return NULL;
+    }
+    json_object_object_add(d, "switch", json_object_new_string(dpid));
+    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
+    json_object_object_add(d, "match", m);
+    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
+    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
+    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
+    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
+    json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
+    json_object_object_add(d, "instructions", ins);
     if (flow_id)
         json_object_object_add(d, "id", json_object_new_string(flow_id));
     return d;

@@ -24,6 +24,9 @@ struct fm_flow {
     struct json_object *instructions; /* of_core as_dict instructions (new ref) */
     char *match_py;                   /* json.dumps(match, sort_keys=True) */
     char *instr_py;                   /* json.dumps(instructions, sort_keys=True) */
+    /* fm_flow_ids' memo: the ids on switch ids_dpid ("" = none yet) */
+    char ids_dpid[48];
+    char ids_match[33], ids_flow[33];
 };
 
 /* Check src as a flow for cmd and fill f.  0, or -1 with Kytos' 400 text in
@@ -31,7 +34,8 @@ struct fm_flow {
 int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err, size_t errlen);
 void fm_flow_clear(struct fm_flow *f);
 
-/* match_id and flow_id of this flow on switch dpid (md5 hex). */
+/* match_id and flow_id of this flow on switch dpid (md5 hex).  Remembers
+ * the last ones in f (so f must not be used by two threads at once). */
 void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], char flow_id[33]);
 
 /* The stored "flow" sub-document (FlowSubDoc: table_id, owner, table_group,
@@ -39,9 +43,14 @@ void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], c
 struct json_object *fm_flow_doc(const struct fm_flow *f);
 
 /* of_core Flow.as_dict(): switch, table_id, match, priority, idle_timeout,
- * hard_timeout, cookie, cookie_mask, instructions, id (flow_id). New ref. */
+ * hard_timeout, cookie, cookie_mask, instructions, id (flow_id). New ref;
+ * it shares match and instructions with f (see fm_flow_as_dict_own). */
 struct json_object *fm_flow_as_dict(const struct fm_flow *f, const char *dpid,
                                     const char *flow_id);
+/* The same sharing nothing with f or anything else: for another thread
+ * (kytos_event_publish_give).  NULL when out of memory. */
+struct json_object *fm_flow_as_dict_own(const struct fm_flow *f, const char *dpid,
+                                        const char *flow_id);
 
 /* Non-strict match of a request flow against a stored "flow" sub-document
  * (flow_manager match.py): cookie under mask, then every match field of the

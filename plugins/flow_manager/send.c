@@ -225,32 +225,42 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
     return 0;
 }
 
+/* Publish content, which is ours alone (built for this event: see
+ * fm_flow_as_dict_own), without the host's copy. */
 static int publish(struct fm_ctx *ctx, const char *name, struct json_object *content,
                    const char *buffer)
 {
-    int rc = kytos_event_publish(ctx->napp, name, content,
-                                 &(struct kytos_pub_opts){.struct_size =
-                                                              sizeof(struct kytos_pub_opts),
-                                                          .buffer = buffer,
-                                                          .timeout_ms = 2000});
+    int rc = kytos_event_publish_give(ctx->napp, name, content,
+                                      &(struct kytos_pub_opts){.struct_size =
+                                                                   sizeof(struct kytos_pub_opts),
+                                                               .buffer = buffer,
+                                                               .timeout_ms = 2000});
     if (rc != KYTOS_OK)
         kytos_log(ctx->napp, KYTOS_LOG_WARNING, "publishing %s failed: %s", name,
                   kytos_strerror(rc));
     return rc;
 }
 
-/* FlowMods + barrier for one switch; flow.pending for each flow. */
+static const char ev_flow_mod[] = "kytos/flow_manager.messages.out.ofpt_flow_mod";
+static const char ev_barrier[] = "kytos/flow_manager.messages.out.ofpt_barrier_request";
+static const char ev_pending[] = "kytos/flow_manager.flow.pending";
+
+/* FlowMods + barrier for one switch; flow.pending for each flow.  Every
+ * event gets content of its own, and the pending table a record that
+ * shares nothing with them (json-c reference counts are not atomic and
+ * these go to other threads).  flow.pending is built only when somebody
+ * listens; the record holds ids only (acks.c reads the flow back from the
+ * store if somebody listens to flow.added). */
 static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, int connected)
 {
     struct json_object *confirm = json_object_new_array(), *xids = json_object_new_array();
+    int want_pending = kytos_event_wanted(ctx->napp, ev_pending);
     size_t i;
 
     for (i = 0; i < b->n; i++) {
         char mid[33], fid[33];
-        struct json_object *flow, *ev, *own = NULL;
         uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
         fm_flow_ids(&b->flows[i], b->dpid, mid, fid);
-        flow = fm_flow_as_dict(&b->flows[i], b->dpid, fid);
         if (cmd == FM_ADD)
             fm_latest_set(ctx->pending, mid, xid);
         if (connected) {
@@ -259,29 +269,21 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             json_object_object_add(c, "xid", json_object_new_int64(xid));
             json_object_object_add(c, "command", json_object_new_string(cmd_names[cmd]));
             json_object_object_add(c, "match_id", json_object_new_string(mid));
-            json_object_object_add(c, "flow", json_object_get(flow));
-            publish(ctx, "kytos/flow_manager.messages.out.ofpt_flow_mod", c, "msg_out");
-            json_object_put(c);
+            json_object_object_add(c, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+            publish(ctx, ev_flow_mod, c, "msg_out");
             json_object_array_add(xids, json_object_new_int64(xid));
             json_object_object_add(rec, "match_id", json_object_new_string(mid));
             json_object_object_add(rec, "xid", json_object_new_int64(xid));
             json_object_object_add(rec, "flow_id", json_object_new_string(fid));
             json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
-            /* the pending table's own copy, sharing nothing: the thread that
-             * takes it frees it while the request's body (which flow
-             * borrows from) may be freed on another (json-c reference
-             * counts are not atomic) */
-            if (json_object_deep_copy(flow, &own, NULL) == 0)
-                json_object_object_add(rec, "flow", own);
-            else
-                json_object_put(own);
             json_object_array_add(confirm, rec);
         }
-        ev = json_object_new_object();
-        json_object_object_add(ev, "datapath", json_object_new_string(b->dpid));
-        json_object_object_add(ev, "flow", flow);
-        publish(ctx, "kytos/flow_manager.flow.pending", ev, "app");
-        json_object_put(ev);
+        if (want_pending) {
+            struct json_object *ev = json_object_new_object();
+            json_object_object_add(ev, "datapath", json_object_new_string(b->dpid));
+            json_object_object_add(ev, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+            publish(ctx, ev_pending, ev, "app");
+        }
     }
     if (connected && b->n) {
         uint32_t bxid = atomic_fetch_add(&ctx->xid, 1) + 1;
@@ -292,9 +294,9 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
         confirm = NULL;
         json_object_object_add(c, "destination", json_object_new_string(b->dpid));
         json_object_object_add(c, "xid", json_object_new_int64(bxid));
-        json_object_object_add(c, "flow_xids", json_object_get(xids));
-        publish(ctx, "kytos/flow_manager.messages.out.ofpt_barrier_request", c, "msg_out");
-        json_object_put(c);
+        json_object_object_add(c, "flow_xids", xids);
+        xids = NULL;
+        publish(ctx, ev_barrier, c, "msg_out");
     }
     json_object_put(confirm);
     json_object_put(xids);

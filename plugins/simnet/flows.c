@@ -301,7 +301,10 @@ struct json_object *sim_flowtab_json(const struct sim_flowtab *t)
  * match); an add keeps at most one such flow, so a handful is plenty. */
 #define STRICT_MAX 16
 
-static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow)
+/* own: flow is the caller's alone (the event's content, taken), so an add
+ * keeps it instead of a copy; the caller then drops its own reference
+ * under the lock. */
+static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow, bool own)
 {
     struct sim_flowtab *t = &sw->flows;
     struct sim_flow *hit[STRICT_MAX], *f, *next;
@@ -315,7 +318,9 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow)
     }
     switch (cmd) {
     case CMD_ADD:
-        if (json_object_deep_copy(flow, &copy, NULL) != 0)
+        if (own)
+            copy = json_object_get(flow);
+        else if (json_object_deep_copy(flow, &copy, NULL) != 0)
             return;
         if (n) {
             /* replace in place, keeping the position (and the copy as given) */
@@ -378,7 +383,8 @@ static void copy_into(struct json_object *dst, const char *key, struct json_obje
         json_object_object_add(dst, key, NULL);
 }
 
-static void on_message(struct simnet *s, const char *name, struct json_object *c, struct sim_evq *q)
+static void on_message(struct simnet *s, const char *name, struct json_object *c, bool own,
+                       struct sim_evq *q)
 {
     struct json_object *dest = field(c, "destination"), *xid = field(c, "xid");
     struct sim_switch *sw = NULL;
@@ -425,23 +431,29 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
             sim_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_error", e);
             return;
         }
-        apply(sw, cmd, flow);
+        apply(sw, cmd, flow, own);
+        if (own)
+            json_object_object_del(c, "flow");   /* the table's alone now */
     }
 }
 
 static int on_flow_manager(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct simnet *s = ud;
-    struct json_object *c = kytos_event_content(ev);
+    /* our own copy of the content: an added flow goes into the table as is */
+    bool own = KYTOS_API_HAS(event_take_content);
+    struct json_object *c = own ? kytos_event_take_content(ev) : kytos_event_content(ev);
     const char *name = kytos_event_name(ev);
     struct sim_evq q = {0};
 
     (void)napp;
-    if (!name || !json_object_is_type(c, json_type_object))
-        return KYTOS_OK;
-    pthread_mutex_lock(&s->lock);
-    on_message(s, name, c, &q);
-    sim_evq_flush_locked(s, &q);
+    if (name && json_object_is_type(c, json_type_object)) {
+        pthread_mutex_lock(&s->lock);
+        on_message(s, name, c, own, &q);
+        sim_evq_flush_locked(s, &q);
+    }
+    if (own)
+        json_object_put(c);
     return KYTOS_OK;
 }
 

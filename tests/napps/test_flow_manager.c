@@ -117,6 +117,18 @@ START_TEST(post_202_stores_with_kytos_ids_and_gets_installed)
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_barrier_request"), 1);
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.pending"), 1);
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 1);
+    {
+        /* flow.added carries the flow as the FlowMod did (read back from
+         * the store: the pending records keep ids only) */
+        struct json_object *mod = kytos_test_published(th, "kytos/flow_manager.messages.out.ofpt_flow_mod", 0),
+                           *added = kytos_test_published(th, "kytos/flow_manager.flow.added", 0);
+        ck_assert_ptr_nonnull(mod);
+        ck_assert_ptr_nonnull(added);
+        ck_assert_str_eq(field(added, "datapath"), S1);
+        ck_assert_str_eq(field(json_object_object_get(added, "flow"), "id"), BENCH_FLOW_ID);
+        ck_assert(json_object_equal(json_object_object_get(added, "flow"),
+                                    json_object_object_get(mod, "flow")));
+    }
 
     list = stored("?dpid=" S1, S1, &s);
     ck_assert_ptr_nonnull(list);
