@@ -4,13 +4,16 @@
  * shows up as latency instead of as a slower client.  127.0.0.1 only.
  *
  * usage: openloop -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] [-m METHOD]
- *                 [-b BODYFILE] [-t TIMEOUT_S] [-L BEHIND_S] [-u]
+ *                 [-b BODYFILE] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]
  *   -u: a unique "name" per request: BODYFILE's text with every %d replaced
  *       by the request's index.
  *   -L: a request that is still unsent BEHIND_S seconds after its due time
  *       (default 1; 0 = no bound) is not sent late: it counts in
  *       client_behind.  It waited either for the client's one core or for a
  *       free connection (all -c of them had a request outstanding).
+ *   -s: spin: poll without sleeping, so the client's own wake-up lateness
+ *       (a millisecond or more at the tail on a virtual machine) is not part
+ *       of the latency; the client then uses its whole core (client_cpu 1).
  *
  * Prints one line of key=value pairs:
  *   offered        requests due during the run (rate x duration)
@@ -84,6 +87,7 @@ static const char *path = "/", *method = "GET";
 static char *body_tmpl;
 static size_t body_tmpl_len, n_subst;
 static bool unique;
+static bool spin;     /* -s */
 static char *req_fixed;               /* the request, when every one is the same */
 static size_t req_fixed_len, obuf_cap;
 static char *body_scratch;
@@ -641,7 +645,7 @@ int main(int argc, char **argv)
     uint64_t index = 0, next = 0, total;
     static struct epoll_event evs[MAX_EVENTS];
 
-    while ((opt = getopt(argc, argv, "p:P:r:d:c:m:b:t:L:u")) != -1) {
+    while ((opt = getopt(argc, argv, "p:P:r:d:c:m:b:t:L:us")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
         case 'P': path = optarg; break;
@@ -652,13 +656,14 @@ int main(int argc, char **argv)
         case 't': timeout_s = atof(optarg); break;
         case 'L': behind_s = atof(optarg); break;
         case 'u': unique = true; break;
+        case 's': spin = true; break;
         case 'b':
             if (load_body(optarg) != 0)
                 return 2;
             break;
         default:
             fprintf(stderr, "usage: openloop -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] [-m METHOD] "
-                            "[-b BODY] [-t TIMEOUT_S] [-L BEHIND_S] [-u]\n");
+                            "[-b BODY] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]\n");
             return 2;
         }
     }
@@ -749,7 +754,7 @@ int main(int argc, char **argv)
             wait = DUE(index) - now;
         if (next < index && nopen < maxconn && wait > 1000000)
             wait = 1000000;     /* a connection could not be opened: retry soon */
-        if (wait < 0)
+        if (wait < 0 || spin)
             wait = 0;
         n = wait_events(evs, wait);
         for (k = 0; k < n; k++)
