@@ -6,7 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/evp.h>
+/* MD5() is deprecated in OpenSSL 3 in favour of EVP_Digest, which looks
+ * the algorithm up in the provider store on every call: for the ~200-byte
+ * texts Kytos hashes into flow ids, that lookup costs more than the hash
+ * (two per flow posted).  md5 here names things, it protects nothing. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/md5.h>
 
 void fm_buf_init(struct fm_buf *b, char *stack, size_t cap)
 {
@@ -428,14 +433,10 @@ void fm_py_repr(struct fm_buf *b, struct json_object *v)
 void fm_md5_hex(const void *data, size_t len, char out[33])
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0, i;
+    unsigned char md[MD5_DIGEST_LENGTH];
+    unsigned int i;
 
-    if (!EVP_Digest(data, len, md, &mdlen, EVP_md5(), NULL) || mdlen != 16) {
-        memset(out, '0', 32);
-        out[32] = '\0';
-        return;
-    }
+    MD5(data, len, md);
     for (i = 0; i < 16; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];
