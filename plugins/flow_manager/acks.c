@@ -350,6 +350,121 @@ static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
     return KYTOS_OK;
 }
 
+/* ---- the switch refused a FlowMod (Kytos' handle_errors) ---- */
+
+static const char ev_error[] = "kytos/flow_manager.flow.error";
+
+/* A deep copy of c's key (NULL when absent). */
+static struct json_object *copy_of(struct json_object *c, const char *key)
+{
+    struct json_object *v, *out = NULL;
+    if (json_object_object_get_ex(c, key, &v) && v && json_object_deep_copy(v, &out, NULL) != 0) {
+        json_object_put(out);
+        out = NULL;
+    }
+    return out;
+}
+
+/* {"datapath", "flow", "error_command", ...}: content of flow.error; the
+ * flow is the one the error message carries, else the stored one. */
+static struct json_object *error_content(struct fm_ctx *ctx, const struct fm_sent *s,
+                                         struct json_object *msg)
+{
+    struct json_object *ev = json_object_new_object(), *flow = copy_of(msg, "flow");
+
+    if (!flow && s->cmd == FM_ADD)
+        flow = added_flow(ctx, s->dpid, s->match_id);
+    json_object_object_add(ev, "datapath", json_object_new_string(s->dpid));
+    json_object_object_add(ev, "flow", flow);
+    json_object_object_add(ev, "error_command", json_object_new_string(fm_cmd_name(s->cmd)));
+    return ev;
+}
+
+struct error_job {
+    struct fm_ctx *ctx;
+    struct json_object *ev;   /* flow.error's content */
+};
+
+static void error_deleted(void *ud, int rc, const struct kytos_error *err)
+{
+    struct error_job *j = ud;
+
+    if (rc != KYTOS_OK)
+        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "deleting a refused flow failed: %s",
+                  err ? err->message : kytos_strerror(rc));
+    kytos_event_publish_give(j->ctx->napp, ev_error, j->ev,
+                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
+                                                      .timeout_ms = 2000});
+    free(j);
+}
+
+/* An ofpt_error about a FlowMod we sent: the stored flow with that flow_id
+ * is deleted (a later confirmation of it is then stale) and
+ * kytos/flow_manager.flow.error published once the delete is committed,
+ * as Kytos does.  Errors about anything else are not ours. */
+static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct fm_ctx *ctx = ud;
+    struct json_object *c = kytos_event_content(ev), *x, *doc = NULL, *out;
+    const char *dpid = ev_dpid(c), *sfid;
+    struct fm_sent s;
+    uint64_t xid;
+
+    if (!json_object_object_get_ex(c, "xid", &x) || !fm_json_uint(x, UINT32_MAX, &xid) ||
+        !fm_sent_take(ctx->pending, (uint32_t)xid, dpid, &s))
+        return KYTOS_OK;
+    out = error_content(ctx, &s, c);
+    json_object_object_add(out, "error_type", copy_of(c, "error_type"));
+    json_object_object_add(out, "error_code", copy_of(c, "error_code"));
+    kytos_log(napp, KYTOS_LOG_WARNING, "%s refused flow %s (xid %u, %s): deleting it", s.dpid,
+              s.flow_id, (unsigned)xid, fm_cmd_name(s.cmd));
+    if (kytos_store_get(napp, FM_COLL, s.match_id, &doc, NULL) == KYTOS_OK &&
+        (sfid = json_object_get_string(json_object_object_get(doc, "flow_id"))) &&
+        strcmp(sfid, s.flow_id) == 0) {
+        struct kytos_write op = {.op = KYTOS_WRITE_DELETE, .id = s.match_id};
+        struct error_job *j = malloc(sizeof *j);
+        /* whatever barrier reply follows must not mark it installed */
+        fm_latest_set(ctx->pending, s.match_id, atomic_fetch_add(&ctx->xid, 1) + 1);
+        json_object_put(doc);
+        if (j) {
+            *j = (struct error_job){ctx, out};
+            if (kytos_store_bulk_async(napp, FM_COLL, &op, 1, error_deleted, j, NULL) == KYTOS_OK)
+                return KYTOS_OK;
+            free(j);
+        }
+    } else {
+        json_object_put(doc);
+    }
+    /* nothing to delete (or the delete was refused): tell at once; never
+     * wait on our own buffer from this thread */
+    kytos_event_publish_give(napp, ev_error, out,
+                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
+                                                      .timeout_ms = 0});
+    return KYTOS_OK;
+}
+
+/* kytos/core.openflow.connection.error about a FlowMod we sent: the switch
+ * was gone.  flow.error with "error_exception"; the stored flow stays (it
+ * is sent again when the switch comes back, as Kytos keeps it).  Kytos
+ * first retries three times with backoff; we report at once. */
+static int on_connection_error(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct fm_ctx *ctx = ud;
+    struct json_object *c = kytos_event_content(ev), *x, *out;
+    struct fm_sent s;
+    uint64_t xid;
+
+    if (!json_object_object_get_ex(c, "xid", &x) || !fm_json_uint(x, UINT32_MAX, &xid) ||
+        !fm_sent_take(ctx->pending, (uint32_t)xid, ev_dpid(c), &s))
+        return KYTOS_OK;
+    out = error_content(ctx, &s, c);
+    json_object_object_add(out, "error_exception", copy_of(c, "exception"));
+    kytos_event_publish_give(napp, ev_error, out,
+                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
+                                                      .timeout_ms = 2000});
+    return KYTOS_OK;
+}
+
 /* kytos.flow_manager.flows.(install|delete) {"dpid", "flow_dict": {"flows": [...]}, "force"} */
 static int on_flows_event(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
@@ -394,6 +509,10 @@ int fm_acks_subscribe(struct fm_ctx *ctx)
         {"kytos/of_core\\.v0x04\\.messages\\.in\\.ofpt_barrier_reply", on_barrier_reply,
          "inline"},
         {"kytos/of_core\\.flow_stats\\.received", on_flow_stats, NULL},
+        /* inline like the barrier reply, so that an error is handled
+         * before the barrier that follows it */
+        {".*.of_core.*.ofpt_error", on_ofpt_error, "inline"}, /* Kytos' pattern */
+        {"kytos/core\\.openflow\\.connection\\.error", on_connection_error, NULL},
         {"kytos\\.flow_manager\\.flows\\.(install|delete)", on_flows_event, NULL},
         {"kytos\\.flow_manager\\.flows\\.single\\.(install|delete)", on_flows_event,
          "dynamic_single"},

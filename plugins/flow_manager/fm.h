@@ -39,6 +39,21 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen);
 /* 1 current, 0 stale, -1 unknown. */
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen);
 
+/* The FlowMods sent, by xid (Kytos' _flow_mods_sent, bounded the same way:
+ * the oldest are forgotten), for the switch's errors about them. */
+struct fm_sent {
+    uint32_t xid;
+    int cmd;                  /* FM_ADD, FM_DELETE, FM_DELETE_STRICT */
+    char dpid[48];
+    char match_id[33], flow_id[33];
+};
+void fm_sent_add(struct fm_pending *p, uint32_t xid, const char *dpid, const char *match_id,
+                 const char *flow_id, int cmd);
+/* 1 and *out when xid was sent to dpid (NULL: any switch), once; else 0. */
+int fm_sent_take(struct fm_pending *p, uint32_t xid, const char *dpid, struct fm_sent *out);
+/* "add", "delete", "delete_strict" */
+const char *fm_cmd_name(int cmd);
+
 /* ---- send.c: store then publish FlowMods ---- */
 
 /* The outcome of an install/delete: HTTP status and Kytos' error text. */

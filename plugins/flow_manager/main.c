@@ -21,6 +21,9 @@
  *       after its FlowMods: {"destination": "<dpid>", "xid": N, "flow_xids": [N, ...]}
  *   kytos/flow_manager.flow.pending  {"datapath": "<dpid>", "flow": FLOW}, one per flow
  *   kytos/flow_manager.flow.added    {"datapath": "<dpid>", "flow": FLOW}, once confirmed
+ *   kytos/flow_manager.flow.error    {"datapath", "flow": FLOW, "error_command": "add"|...,
+ *       "error_type", "error_code"} when the switch refused a FlowMod (the stored flow is
+ *       deleted first, as Kytos), or {..., "error_exception"} when it was not connected
  *   FLOW = of_core Flow.as_dict(): {"switch","table_id","match","priority","idle_timeout",
  *          "hard_timeout","cookie","cookie_mask","instructions":[...],"id": flow_id}
  *
@@ -30,6 +33,10 @@
  *       A switch simulator acknowledges a barrier request with exactly this.
  *   kytos/of_core.flow_stats.received  {"switch": "<dpid>", "replies_flows": [{"id": flow_id}]}:
  *       pending flows listed become "installed".
+ *   .*.of_core.*.ofpt_error  {"source"|"dpid": "<dpid>", "xid": <FlowMod xid>, "error_type",
+ *       "error_code", "flow"?}; kytos/core.openflow.connection.error {"destination", "xid",
+ *       "exception", "flow"?}: about a FlowMod we sent (the last 16,384 are remembered),
+ *       flow.error.  Kytos retries a connection error three times first; we do not.
  *   kytos.flow_manager.flows.(install|delete), ...flows.single.(install|delete):
  *       {"dpid", "flow_dict": {"flows": [...]}, "force"} (Kytos' event API).
  *   Switch knowledge (404 unknown / disabled, 424 not connected):

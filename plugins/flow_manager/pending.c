@@ -11,6 +11,7 @@
 
 #define SLOTS 16384u
 #define LATEST 65536u
+#define SENT 16384u
 
 struct slot {
     uint32_t xid;
@@ -28,6 +29,8 @@ struct fm_pending {
     struct slot s[SLOTS];
     pthread_mutex_t latest_lock;
     struct latest lt[LATEST];
+    pthread_mutex_t sent_lock;
+    struct fm_sent sent[SENT];   /* by FlowMod xid; xid 0 = free */
 };
 
 struct fm_pending *fm_pending_new(void)
@@ -36,6 +39,7 @@ struct fm_pending *fm_pending_new(void)
     if (p) {
         pthread_mutex_init(&p->lock, NULL);
         pthread_mutex_init(&p->latest_lock, NULL);
+        pthread_mutex_init(&p->sent_lock, NULL);
     }
     return p;
 }
@@ -49,6 +53,7 @@ void fm_pending_free(struct fm_pending *p)
         json_object_put(p->s[i].flows);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->latest_lock);
+    pthread_mutex_destroy(&p->sent_lock);
     free(p);
 }
 
@@ -117,4 +122,35 @@ int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
         rc = l->gen == gen;
     pthread_mutex_unlock(&p->latest_lock);
     return rc;
+}
+
+void fm_sent_add(struct fm_pending *p, uint32_t xid, const char *dpid, const char *match_id,
+                 const char *flow_id, int cmd)
+{
+    struct fm_sent *e = &p->sent[xid % SENT];
+
+    if (xid == 0 || strlen(dpid) >= sizeof e->dpid)
+        return;
+    pthread_mutex_lock(&p->sent_lock);
+    e->xid = xid;
+    e->cmd = cmd;
+    memcpy(e->dpid, dpid, strlen(dpid) + 1);
+    memcpy(e->match_id, match_id, 33);
+    memcpy(e->flow_id, flow_id, 33);
+    pthread_mutex_unlock(&p->sent_lock);
+}
+
+int fm_sent_take(struct fm_pending *p, uint32_t xid, const char *dpid, struct fm_sent *out)
+{
+    struct fm_sent *e = &p->sent[xid % SENT];
+    int found = 0;
+
+    pthread_mutex_lock(&p->sent_lock);
+    if (xid != 0 && e->xid == xid && (!dpid || strcmp(e->dpid, dpid) == 0)) {
+        *out = *e;
+        e->xid = 0;
+        found = 1;
+    }
+    pthread_mutex_unlock(&p->sent_lock);
+    return found;
 }

@@ -15,6 +15,11 @@
 
 static const char *const cmd_names[] = {"add", "delete", "delete_strict"};
 
+const char *fm_cmd_name(int cmd)
+{
+    return cmd >= 0 && cmd < 3 ? cmd_names[cmd] : "unknown";
+}
+
 void fm_now_iso(char out[32])
 {
     struct timeval tv;
@@ -270,6 +275,7 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             json_object_object_add(c, "command", json_object_new_string(cmd_names[cmd]));
             json_object_object_add(c, "match_id", json_object_new_string(mid));
             json_object_object_add(c, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+            fm_sent_add(ctx->pending, xid, b->dpid, mid, fid, cmd);
             publish(ctx, ev_flow_mod, c, "msg_out");
             json_object_array_add(xids, json_object_new_int64(xid));
             json_object_object_add(rec, "match_id", json_object_new_string(mid));

@@ -151,6 +151,76 @@ START_TEST(post_202_stores_with_kytos_ids_and_gets_installed)
 }
 END_TEST
 
+/* The xid of the n-th FlowMod flow_manager published. */
+static int64_t flow_mod_xid(size_t n)
+{
+    struct json_object *m = kytos_test_published(th, "kytos/flow_manager.messages.out.ofpt_flow_mod", n),
+                       *x;
+    ck_assert_ptr_nonnull(m);
+    ck_assert(json_object_object_get_ex(m, "xid", &x));
+    return json_object_get_int64(x);
+}
+
+START_TEST(switch_errors_become_flow_error)
+{
+    char msg[512];
+    struct json_object *list, *e;
+    kytos_test_resp *s;
+    int64_t xid;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    xid = flow_mod_xid(0);
+
+    /* an error about something else, or from another switch: not ours */
+    snprintf(msg, sizeof msg, "{\"source\": \"%s\", \"xid\": %lld, \"error_type\": \"OFPET_FLOW_MOD_FAILED\"}",
+             S2, (long long)xid);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.v0x04.messages.in.ofpt_error", msg), 0);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.v0x04.messages.in.ofpt_error",
+                                        "{\"source\": \"" S1 "\", \"xid\": 999999}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.error"), 0);
+
+    /* the switch refuses our FlowMod: the stored flow goes, flow.error tells */
+    snprintf(msg, sizeof msg, "{\"source\": \"%s\", \"xid\": %lld, \"error_type\": "
+             "\"OFPET_FLOW_MOD_FAILED\", \"error_code\": \"OFPFMFC_TABLE_FULL\"}", S1, (long long)xid);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.v0x04.messages.in.ofpt_error", msg), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.error"), 1);
+    e = kytos_test_published(th, "kytos/flow_manager.flow.error", 0);
+    ck_assert_str_eq(field(e, "datapath"), S1);
+    ck_assert_str_eq(field(e, "error_command"), "add");
+    ck_assert_str_eq(field(e, "error_type"), "OFPET_FLOW_MOD_FAILED");
+    ck_assert_str_eq(field(e, "error_code"), "OFPFMFC_TABLE_FULL");
+    ck_assert_str_eq(field(json_object_object_get(e, "flow"), "id"), BENCH_FLOW_ID);
+    list = stored("?dpid=" S1, S1, &s);
+    ck_assert(list == NULL || json_object_array_length(list) == 0);
+    kytos_test_resp_free(s);
+    /* told once per FlowMod */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.v0x04.messages.in.ofpt_error", msg), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.error"), 1);
+
+    /* the connection was gone: flow.error with the exception, the flow stays */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    xid = flow_mod_xid(1);
+    snprintf(msg, sizeof msg, "{\"destination\": \"%s\", \"xid\": %lld, \"command\": \"add\", "
+             "\"exception\": \"switch %s is not connected\"}", S1, (long long)xid, S1);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/core.openflow.connection.error", msg), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.error"), 2);
+    e = kytos_test_published(th, "kytos/flow_manager.flow.error", 1);
+    ck_assert_str_eq(field(e, "error_command"), "add");
+    ck_assert_str_eq(field(e, "error_exception"), "switch " S1 " is not connected");
+    ck_assert_str_eq(field(json_object_object_get(e, "flow"), "id"), BENCH_FLOW_ID);
+    list = stored("?dpid=" S1, S1, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
 START_TEST(installed_flows_are_listed)
 {
     kytos_test_resp *r;
@@ -386,6 +456,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, post_202_stores_with_kytos_ids_and_gets_installed);
     tcase_add_test(tc, installed_flows_are_listed);
+    tcase_add_test(tc, switch_errors_become_flow_error);
     tcase_add_test(tc, unknown_switch_is_404_dpid_not_found);
     tcase_add_test(tc, disconnected_switch_is_424_unless_force);
     tcase_add_test(tc, bad_bodies_are_400_with_kytos_texts);
