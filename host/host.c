@@ -5,6 +5,7 @@
 #include "log.h"
 #include "ratelimit.h"
 #include "store.h"
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,10 @@ struct json_object *kh_host_status(kh_host *h)
     if (h->store)
         json_object_object_add(o, "store", kh_store_status(h->store));
     json_object_object_add(o, "crash_guard", json_object_new_boolean(kh_guard_enabled()));
+    /* what serves malloc in this process (see configure's --with-jemalloc) */
+    json_object_object_add(o, "allocator", json_object_new_string(dlsym(RTLD_DEFAULT, "mallctl")
+                                                                       ? "jemalloc"
+                                                                       : "libc"));
     json_object_object_add(o, "log_dropped", json_object_new_int64((int64_t)kh_log_dropped()));
     return o;
 }

@@ -27,7 +27,7 @@ KH_HOST_LIBS = host/libkh_core.la host/libkh_events.la host/libkh_store.la host/
 bin_PROGRAMS += host/kytosd
 host_kytosd_SOURCES = host/main.c
 host_kytosd_CFLAGS = $(AM_CFLAGS)
-host_kytosd_LDADD = $(KH_HOST_LIBS)
+host_kytosd_LDADD = $(KH_HOST_LIBS) $(JEMALLOC_LIBS)
 
 # libkytos-test: the in-process host for NApp tests (include/kytos/test.h).
 lib_LTLIBRARIES += libkytos-test.la

@@ -36,6 +36,10 @@ def basics():
         st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
         t.ok(st == 200 and js["napps"]["kytos/hello"]["state"] == "enabled", "status lists hello enabled", js)
         t.ok(js and "buffers_qsize" in js and "uptime_seconds" in js, "status has Kytos' keys", js)
+        # the allocator status/ names is the one the binary links
+        with open("/proc/%d/maps" % k.proc.pid) as f:
+            linked = "jemalloc" if "libjemalloc" in f.read() else "libc"
+        t.ok(js.get("allocator") == linked, "status names the allocator (%s)" % linked, js.get("allocator"))
         st, h, js, _ = k.request("GET", "/api/kytos/hello/v1/")
         t.ok(st == 200 and js == {"greeting": "hello"}, "GET hello 200", js)
         t.ok(h.get("Access-Control-Allow-Origin") == "*", "CORS header", h)
