@@ -24,7 +24,8 @@ enum kh_route {
     KH_ROUTE_DEFAULT = 0,   /* Kytos' rule by event name: sb or app */
     KH_ROUTE_POOL = 1,      /* a named pool of the bus */
     KH_ROUTE_SINGLE = 2,    /* dynamic_single: a private one-thread pool */
-    KH_ROUTE_INLINE = 3     /* "inline": on the buffer's consumer thread */
+    KH_ROUTE_INLINE = 3,    /* "inline": on the buffer's consumer thread */
+    KH_ROUTE_DIRECT = 4     /* "direct": on the publisher's thread (else as inline) */
 };
 
 struct kh_sub {

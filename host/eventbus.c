@@ -70,6 +70,7 @@ struct kh_bus {
     kh_qmon *qmon;
     kh_bus_observer observer;
     void *observer_ud;
+    atomic_uint ndirect;          /* "direct" subscriptions ever made */
 
     int complete;                /* construction finished */
     atomic_int state;
@@ -309,7 +310,7 @@ static void dispatch(kh_bus *b, struct kh_ev *e)
         atomic_fetch_add(&f->refs, 1);
         b->ops.ref(s->napp);
         atomic_fetch_add(&b->outstanding, 1);
-        if (s->route == KH_ROUTE_INLINE)
+        if (s->route == KH_ROUTE_INLINE || s->route == KH_ROUTE_DIRECT)
             job_run(j);   /* no hand-off: this thread, in publish order */
         else
             submit(b, route(b, s, e->name), j);
@@ -356,6 +357,66 @@ static int enqueue(kh_bus *b, kh_buffer *buf, struct kh_ev *e, int timeout_ms, i
         return rc;
     }
     atomic_fetch_add(&b->published, 1);
+    return 0;
+}
+
+/* "direct" subscriptions: when every subscription to a name is direct, the
+ * handlers run here, on the publisher's thread, before publish returns:
+ * no buffer, no hand-off, no thread to wake (a simulated switch answering
+ * a FlowMod).  A direct handler publishing a direct event nests; past
+ * DIRECT_DEPTH_MAX nested levels, events take the buffer like inline ones. */
+#define DIRECT_DEPTH_MAX 4
+static __thread int tls_direct_depth;
+
+static int all_direct(const struct kh_match *m)
+{
+    size_t i;
+    for (i = 0; i < m->n; i++)
+        if (m->subs[i]->route != KH_ROUTE_DIRECT)
+            return 0;
+    return m->n > 0;
+}
+
+/* content: the event's (given or copied by the caller). */
+static int publish_direct(kh_bus *b, const struct kh_match *m, const char *name,
+                          struct json_object *content, int priority)
+{
+    struct kh_ev *e = kh_ev_new(name, content, priority);
+    size_t i;
+
+    if (!e)
+        return KYTOS_ENOMEM;
+    if (b->observer)
+        b->observer(b->observer_ud, e->name, e->content);
+    atomic_fetch_add(&b->published, 1);
+    tls_direct_depth++;
+    for (i = 0; i < m->n; i++) {
+        struct kh_sub *s = m->subs[i];
+        struct kytos_event view = {e, NULL};
+
+        sub_enter(s);
+        if (!sub_live(b, s)) {
+            atomic_fetch_add(&b->skipped, 1);
+            sub_leave(b, s);
+            continue;
+        }
+        if (m->n == 1 && !b->observer) {
+            view.content = e->content;   /* the only one: no copy */
+            e->content = NULL;
+        } else if (json_object_deep_copy(e->content, &view.content, NULL) != 0) {
+            json_object_put(view.content);
+            atomic_fetch_add(&b->dropped, 1);
+            sub_leave(b, s);
+            continue;
+        }
+        b->ops.ref(s->napp);
+        run_handler(b, s, &view);
+        b->ops.unref(s->napp);
+        json_object_put(view.content);
+        sub_leave(b, s);
+    }
+    tls_direct_depth--;
+    kh_ev_unref(e);
     return 0;
 }
 
@@ -423,6 +484,16 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
     } else if (content && json_object_deep_copy(content, &copy, NULL) != 0) {
         json_object_put(copy);
         return KYTOS_ENOMEM;
+    }
+    if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX) {
+        struct kh_match *m = kh_subtab_match(b->subs, name);
+        if (m && all_direct(m)) {
+            rc = publish_direct(b, m, name, copy, priority);
+            kh_match_unref(m);
+            return rc;
+        }
+        if (m)
+            kh_match_unref(m);
     }
     if (!(e = kh_ev_new(name, copy, priority)))
         return KYTOS_ENOMEM;   /* (kh_ev_new put copy) */
@@ -514,6 +585,9 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
         sub->route = KH_ROUTE_DEFAULT;
     } else if (strcmp(pool, "inline") == 0) {
         sub->route = KH_ROUTE_INLINE;
+    } else if (strcmp(pool, "direct") == 0) {
+        sub->route = KH_ROUTE_DIRECT;
+        atomic_fetch_add(&b->ndirect, 1);   /* (never goes down: only a hint) */
     } else if (strcmp(pool, "dynamic_single") == 0) {
         sub->route = KH_ROUTE_SINGLE;
         sub->pool = kh_workpool_new("dsingle", 1, b->conf.single_queue_max);
@@ -527,7 +601,7 @@ int kh_bus_subscribe(kh_bus *b, kytos_napp *n, const struct kytos_sub *s, char *
         sub->route = KH_ROUTE_POOL;
     } else {
         size_t i, o;
-        o = (size_t)snprintf(err, errlen, "no event pool '%.32s' (pools: inline, dynamic_single",
+        o = (size_t)snprintf(err, errlen, "no event pool '%.32s' (pools: direct, inline, dynamic_single",
                              pool);
         for (i = 0; i < b->npools && o < errlen; i++)
             o += (size_t)snprintf(err + o, errlen - o, ", %s", b->pools[i].name);

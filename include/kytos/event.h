@@ -17,7 +17,16 @@
  * "inline" runs the handler on the thread that takes events off the buffer,
  * with no hand-off at all (in order, and nothing else of that buffer runs
  * meanwhile: for short handlers that never wait, such as a switch's answer
- * to a message; never publish into the same buffer with a timeout).  A
+ * to a message; never publish into the same buffer with a timeout).
+ * "direct" (ABI 1.2) runs it on the publisher's thread, inside
+ * kytos_event_publish, when every subscription to that name is direct (else
+ * as "inline"): no buffer and no thread to wake, as a write to a switch's
+ * socket would be.  The publisher may be any NApp's thread, including the
+ * store's writer thread in a kytos_store_bulk_async callback, so a direct
+ * handler must be short, thread safe and never wait: no synchronous store
+ * write, no publish with a timeout into a full buffer, no lock the
+ * publisher may hold.  Nested direct publishes run nested (a few levels,
+ * then they take the buffer).  A
  * handler returning a negative status puts the event in the dead letter.
  * Subscriptions may be made at any time; they are removed when the NApp
  * unloads, before its code can be replaced, and no handler or timer of a

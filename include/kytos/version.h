@@ -8,7 +8,8 @@
  *        the "inline" event pool (a handler on the buffer's own thread).
  *   1.2  event_publish_give (publish without the copy), event_wanted (is
  *        anyone subscribed to a name), event_take_content (a handler keeps
- *        its copy of the content).
+ *        its copy of the content); the "direct" event pool (a handler on
+ *        the publisher's thread).
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.

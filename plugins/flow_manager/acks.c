@@ -505,13 +505,13 @@ int fm_acks_subscribe(struct fm_ctx *ctx)
         const char *pool;
     } subs[] = {
         /* short and never waits for a write (confirm queues it): on the
-         * buffer's own thread, no hand-off to a pool */
+         * thread that delivers the reply, no hand-off */
         {"kytos/of_core\\.v0x04\\.messages\\.in\\.ofpt_barrier_reply", on_barrier_reply,
-         "inline"},
+         "direct"},
         {"kytos/of_core\\.flow_stats\\.received", on_flow_stats, NULL},
-        /* inline like the barrier reply, so that an error is handled
-         * before the barrier that follows it */
-        {".*.of_core.*.ofpt_error", on_ofpt_error, "inline"}, /* Kytos' pattern */
+        /* like the barrier reply, so that an error is handled before the
+         * barrier that follows it */
+        {".*.of_core.*.ofpt_error", on_ofpt_error, "direct"}, /* Kytos' pattern */
         {"kytos/core\\.openflow\\.connection\\.error", on_connection_error, NULL},
         {"kytos\\.flow_manager\\.flows\\.(install|delete)", on_flows_event, NULL},
         {"kytos\\.flow_manager\\.flows\\.single\\.(install|delete)", on_flows_event,

@@ -464,9 +464,10 @@ int sim_flows_subscribe(struct simnet *s)
         .pattern = "kytos/flow_manager\\.messages\\.out\\.(ofpt_flow_mod|ofpt_barrier_request)",
         .handler = on_flow_manager,
         .ud = s,
-        /* a switch answers in order and at once: no hand-off to a pool
-         * (dynamic_single on a host before ABI 1.1) */
-        .pool = KYTOS_ABI_AT_LEAST(1, 1) ? "inline" : "dynamic_single",
+        /* a switch answers in order and at once: on the sender's thread,
+         * as a write to its socket would be (no buffer, no thread to wake;
+         * the handler never waits) */
+        .pool = "direct",
     });
 }
 

@@ -356,6 +356,75 @@ START_TEST(give_wanted_and_take)
 }
 END_TEST
 
+/* A "direct" handler that republishes once (nesting). */
+static kh_bus *direct_bus;
+static pthread_t direct_seen_thread;
+static int direct_calls;
+
+static int direct_handler(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    (void)napp;
+    direct_seen_thread = pthread_self();
+    direct_calls++;
+    if (strcmp(kh_event_name(ev), "kytos/test.direct") == 0)
+        ck_assert_int_eq(publish(direct_bus, "kytos/test.direct2", 1, NULL, 0, 0), 0);
+    return on_event(napp, ev, ud);
+}
+
+START_TEST(direct_runs_on_the_publisher)
+{
+    kh_bus *b = fake_bus(NULL);
+    struct fake_napp n;
+    struct rec r, r2;
+    char err[256];
+    int i;
+
+    direct_bus = b;
+    fake_napp_init(&n, "test/direct");
+    rec_init(&r);
+    rec_init(&r2);
+    for (i = 0; i < 2; i++) {
+        int rc = kh_bus_subscribe(b, FAKE(&n),
+                                  &(struct kytos_sub){.struct_size = sizeof(struct kytos_sub),
+                                                      .pattern = i ? "kytos/test\\.direct2"
+                                                                   : "kytos/test\\.direct",
+                                                      .handler = direct_handler, .ud = &r,
+                                                      .pool = "direct"},
+                                  err, sizeof err);
+        ck_assert_msg(rc == 0, "%s", err);
+    }
+    /* mixed: direct + a pooled one on the same name (the direct one then
+     * runs as inline, on the buffer's thread) */
+    subscribe(b, &n, "kytos/test\\.mixed", NULL, &r2);
+    ck_assert_int_eq(kh_bus_subscribe(b, FAKE(&n),
+                                      &(struct kytos_sub){.struct_size = sizeof(struct kytos_sub),
+                                                          .pattern = "kytos/test\\.mixed",
+                                                          .handler = direct_handler, .ud = &r,
+                                                          .pool = "direct"},
+                                      err, sizeof err),
+                     0);
+    ck_assert_int_eq(kh_bus_start(b), 0);
+
+    /* before publish returns, on this thread, and the nested one too */
+    direct_calls = 0;
+    ck_assert_int_eq(publish(b, "kytos/test.direct", 7, NULL, 0, 0), 0);
+    ck_assert_int_eq(direct_calls, 2);
+    ck_assert(pthread_equal(direct_seen_thread, pthread_self()));
+    ck_assert_int_eq(count(&r), 2);
+    ck_assert_str_eq(r.name[0], "kytos/test.direct2");   /* the nested one finished first */
+    ck_assert_str_eq(r.name[1], "kytos/test.direct");
+
+    direct_calls = 0;
+    ck_assert_int_eq(publish(b, "kytos/test.mixed", 8, NULL, 0, -1), 0);
+    ck_assert_int_eq(kh_bus_drain(b, WAIT_MS), 0);
+    ck_assert_int_eq(direct_calls, 1);
+    ck_assert(!pthread_equal(direct_seen_thread, pthread_self()));
+    ck_assert_int_eq(count(&r2), 1);
+    ck_assert_int_eq(stat_int(b, "events", "delivered"), 4);
+    kh_bus_free(b);
+}
+END_TEST
+
 START_TEST(default_routing_by_name)
 {
     kh_bus *b = fake_bus(NULL);
@@ -987,6 +1056,7 @@ static Suite *suite(void)
     tcase_add_test(tc, priority_buffer_delivers_by_priority);
     tcase_add_test(tc, fan_out_own_copies);
     tcase_add_test(tc, give_wanted_and_take);
+    tcase_add_test(tc, direct_runs_on_the_publisher);
     tcase_add_test(tc, default_routing_by_name);
     tcase_add_test(tc, subscription_cache_follows_changes);
     tcase_add_test(tc, backpressure_counted);
