@@ -485,7 +485,10 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
         json_object_put(copy);
         return KYTOS_ENOMEM;
     }
-    if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX) {
+    /* not before the bus runs: events published during the NApps' init
+     * wait, like the buffered ones, until every NApp has started */
+    if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX &&
+        atomic_load(&b->state) == BUS_RUNNING) {
         struct kh_match *m = kh_subtab_match(b->subs, name);
         if (m && all_direct(m)) {
             rc = publish_direct(b, m, name, copy, priority);
@@ -517,6 +520,11 @@ int kh_bus_publish_give(kh_bus *b, kytos_napp *from, const char *name,
                         struct json_object *content, const struct kytos_pub_opts *opts)
 {
     return publish(b, from, name, content, opts, 1);
+}
+
+uint64_t kh_bus_published(kh_bus *b)
+{
+    return b ? (uint64_t)atomic_load(&b->published) : 0;
 }
 
 int kh_bus_wanted(kh_bus *b, const char *name)

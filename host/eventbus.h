@@ -60,6 +60,8 @@ int kh_bus_publish_give(kh_bus *b, kytos_napp *from, const char *name,
 /* 1 when a subscription matches name now (or an observer records every
  * event), else 0. */
 int kh_bus_wanted(kh_bus *b, const char *name);
+/* Events published since the bus was made (a count that only grows). */
+uint64_t kh_bus_published(kh_bus *b);
 /* kytos/core.<u>/<n>.loaded on the meta buffer (the loader calls it after start). */
 int kh_bus_napp_loaded(kh_bus *b, kytos_napp *n);
 

@@ -261,6 +261,17 @@ void kh_host_free(kh_host *h)
     free(h);
 }
 
+/* Does malloc resolve into the object that exports jemalloc's mallctl?
+ * (a library that merely links jemalloc would export mallctl too) */
+static int malloc_is_jemalloc(void)
+{
+    void *m = dlsym(RTLD_DEFAULT, "malloc"), *c = dlsym(RTLD_DEFAULT, "mallctl");
+    Dl_info a, b;
+
+    return m && c && dladdr(m, &a) && dladdr(c, &b) && a.dli_fname && b.dli_fname &&
+           strcmp(a.dli_fname, b.dli_fname) == 0;
+}
+
 struct json_object *kh_host_status(kh_host *h)
 {
     struct json_object *o = json_object_new_object(), *http = json_object_new_object();
@@ -313,9 +324,8 @@ struct json_object *kh_host_status(kh_host *h)
         json_object_object_add(o, "store", kh_store_status(h->store));
     json_object_object_add(o, "crash_guard", json_object_new_boolean(kh_guard_enabled()));
     /* what serves malloc in this process (see configure's --with-jemalloc) */
-    json_object_object_add(o, "allocator", json_object_new_string(dlsym(RTLD_DEFAULT, "mallctl")
-                                                                       ? "jemalloc"
-                                                                       : "libc"));
+    json_object_object_add(o, "allocator", json_object_new_string(malloc_is_jemalloc() ? "jemalloc"
+                                                                                         : "libc"));
     json_object_object_add(o, "log_dropped", json_object_new_int64((int64_t)kh_log_dropped()));
     return o;
 }

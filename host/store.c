@@ -186,6 +186,11 @@ void kh_store_close(kh_store *s)
     free(s);
 }
 
+uint64_t kh_store_async_count(kh_store *s)
+{
+    return s ? kh_store_async_submitted(s->async) : 0;
+}
+
 int kh_store_async_wait(kh_store *s, int timeout_ms)
 {
     return s ? kh_store_async_idle(s->async, timeout_ms) : 0;

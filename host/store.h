@@ -40,6 +40,8 @@ struct json_object *kh_store_status(kh_store *s);
 /* Wait until every kytos_store_bulk_async write queued so far was
  * committed and its callback ran (tests): 0 or KYTOS_ETIMEDOUT. */
 int kh_store_async_wait(kh_store *s, int timeout_ms);
+/* kytos_store_bulk_async writes queued since the store opened. */
+uint64_t kh_store_async_count(kh_store *s);
 
 int kh_store_get(kh_store *s, const char *coll, const char *id, struct json_object **out,
                  struct kytos_error *err);

@@ -29,7 +29,7 @@ struct kh_store_async {
     size_t queued, max;
     int started, stopping, running;
     pthread_t th;
-    atomic_uint_fast64_t batches, writes;
+    atomic_uint_fast64_t batches, writes, submitted;
 };
 
 void kh_store_async_free(struct kh_async_write *w)
@@ -153,6 +153,7 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
         }
     }
     if (rc == 0) {
+        atomic_fetch_add_explicit(&a->submitted, 1, memory_order_relaxed);
         *a->tail = w;
         a->tail = &w->next;
         /* the writer only sleeps on an empty queue: one wake per batch */
@@ -177,6 +178,11 @@ void kh_store_async_close(struct kh_store_async *a)
     pthread_cond_destroy(&a->cv);
     pthread_cond_destroy(&a->idle_cv);
     free(a);
+}
+
+uint64_t kh_store_async_submitted(struct kh_store_async *a)
+{
+    return a ? (uint64_t)atomic_load(&a->submitted) : 0;
 }
 
 int kh_store_async_idle(struct kh_store_async *a, int timeout_ms)

@@ -82,6 +82,8 @@ void kh_store_async_close(struct kh_store_async *a);
 /* Wait until nothing is queued and no batch (nor its callbacks) runs:
  * 0, or KYTOS_ETIMEDOUT. */
 int kh_store_async_idle(struct kh_store_async *a, int timeout_ms);
+/* Writes queued so far (a count that only grows). */
+uint64_t kh_store_async_submitted(struct kh_store_async *a);
 /* Adds "async": {"queued", "max", "batches", "writes"} to st. */
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 

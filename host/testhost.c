@@ -219,12 +219,19 @@ int kytos_test_publish(kytos_test_host *th, const char *name, const char *conten
     return rc;
 }
 
+/* Grows whenever an event is published or a store write queued. */
+static uint64_t work_count(kytos_test_host *th)
+{
+    return kh_bus_published(th->h->bus) + kh_store_async_count(kh_host_store(th->h));
+}
+
 int kytos_test_drain(kytos_test_host *th, unsigned timeout_ms)
 {
     int64_t deadline = kh_mono_ns() + (int64_t)timeout_ms * 1000000;
     /* events can trigger requests, requests events, queued store writes
      * both (their callbacks run on the writer): loop until all are quiet */
     for (;;) {
+        uint64_t gen = work_count(th);
         int64_t left = (deadline - kh_mono_ns()) / 1000000;
         if (left <= 0)
             return KYTOS_ETIMEDOUT;
@@ -236,8 +243,10 @@ int kytos_test_drain(kytos_test_host *th, unsigned timeout_ms)
         left = (deadline - kh_mono_ns()) / 1000000;
         if (left <= 0 || kh_store_async_wait(kh_host_store(th->h), (int)left) != 0)
             return KYTOS_ETIMEDOUT;
+        /* quiet only if nothing was published or queued meanwhile: each
+         * of the three can start work in the others after its own check */
         if (kh_bus_drain(th->h->bus, 0) == 0 && kh_workpool_drain(th->h->api_pool, 0) == 0 &&
-            kh_store_async_wait(kh_host_store(th->h), 0) == 0)
+            kh_store_async_wait(kh_host_store(th->h), 0) == 0 && work_count(th) == gen)
             return 0;
     }
 }

@@ -26,7 +26,11 @@
  * handler must be short, thread safe and never wait: no synchronous store
  * write, no publish with a timeout into a full buffer, no lock the
  * publisher may hold.  Nested direct publishes run nested (a few levels,
- * then they take the buffer).  A
+ * then they take the buffer).  On the direct path the publish options'
+ * buffer, timeout and priority do not apply; events published before the
+ * bus runs (from init) take the buffer; while a name also has other
+ * subscriptions, its direct ones run as "inline", so their order relative
+ * to direct deliveries is not kept.  A
  * handler returning a negative status puts the event in the dead letter.
  * Subscriptions may be made at any time; they are removed when the NApp
  * unloads, before its code can be replaced, and no handler or timer of a
