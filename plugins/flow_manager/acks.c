@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* flow_manager to itself: work a "direct" handler hands to a pool */
+#define EV_CONFIRM "kytos/flow_manager.internal.confirm"
+#define EV_ERROR_JOB "kytos/flow_manager.internal.error"
+
 /* The dpid an event names ("dpid", "switch", "source", "destination",
  * as a string or an object with "dpid"/"id"). */
 static const char *ev_dpid(struct json_object *c)
@@ -89,10 +93,12 @@ static void publish_added(struct confirm_job *j)
     for (i = 0; i < j->n; i++) {
         if (!j->it[i].ev)
             continue;
-        kytos_event_publish_give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev,
-                                 &(struct kytos_pub_opts){
-                                     .struct_size = sizeof(struct kytos_pub_opts),
-                                     .timeout_ms = 2000});
+        /* on the store's writer thread: never wait for room */
+        if (kytos_event_publish_give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev,
+                                     &(struct kytos_pub_opts){
+                                         .struct_size = sizeof(struct kytos_pub_opts),
+                                         .timeout_ms = 0}) != KYTOS_OK)
+            kytos_log(j->ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: buffer full");
         j->it[i].ev = NULL;
     }
 }
@@ -165,13 +171,16 @@ static void confirm_done(void *ud, int rc, const struct kytos_error *err)
     confirm_job_free(j);
 }
 
-/* Mark installed the stored flows of recs ({"match_id","flow_id","xid"?}) that are still pending with the same flow: a confirmation whose
- * xid is the flow's latest write is applied blindly, a stale one is dropped,
- * and one we cannot tell is checked against the store.  The write is
- * queued (no thread waits for it); kytos/flow_manager.flow.added is
+/* Mark installed the stored flows of recs ({"match_id","flow_id","xid"?,
+ * "flow"?}) that are still pending with the same flow: a confirmation
+ * whose xid is the flow's latest write is applied blindly, a stale one is
+ * dropped, and one we cannot tell is checked against the store.  The write
+ * is queued (no thread waits for it); kytos/flow_manager.flow.added is
  * published for each flow once it is committed, as Kytos does after its
- * update. */
-static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *recs)
+ * update, with the record's flow or else the stored one.  Without
+ * may_block (a "direct" handler) nothing is read from the store: -1 says
+ * the records need it (then nothing was done), else 0. */
+static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *recs, int may_block)
 {
     size_t i, n = json_object_array_length(recs);
     struct json_object *ids = NULL, *found = NULL, *doc;
@@ -179,10 +188,10 @@ static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *re
     struct confirm_job *job;
     const char **mids;
     signed char *verdict;
-    int want;
+    int want = kytos_event_wanted(ctx->napp, FM_EV_ADDED), rc = 0;
 
     if (n == 0)
-        return;
+        return 0;
     mids = calloc(n, sizeof *mids);
     verdict = calloc(n, 1);
     if (!mids || !verdict)
@@ -195,6 +204,12 @@ static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *re
         if (mids[i] && json_object_object_get_ex(rec, "xid", &x) &&
             fm_json_uint(x, UINT32_MAX, &xid))
             verdict[i] = (signed char)fm_latest_check(ctx->pending, mids[i], (uint32_t)xid);
+        if (!may_block && mids[i] &&
+            (verdict[i] < 0 ||
+             (verdict[i] == 1 && want && !json_object_object_get_ex(rec, "flow", NULL)))) {
+            rc = -1;   /* needs the store */
+            goto out;
+        }
         if (verdict[i] < 0 && mids[i]) {
             if (!ids)
                 ids = json_object_new_array();
@@ -240,16 +255,22 @@ static void confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *re
     }
     if (!(job = confirm_job_new(ctx, n)))
         goto out;
-    want = kytos_event_wanted(ctx->napp, FM_EV_ADDED);
     for (i = 0; i < n; i++) {
+        struct json_object *rec = json_object_array_get_idx(recs, i), *f;
         struct confirm_item *it;
         if (verdict[i] != 1 || !(job->it[job->n].id = strdup(mids[i])))
             continue;
         it = &job->it[job->n++];
         if (want) {
             struct json_object *ev = json_object_new_object();
+            if ((f = json_object_object_get(rec, "flow"))) {
+                json_object_get(f);
+                json_object_object_del(rec, "flow");   /* ours alone now */
+            } else {
+                f = added_flow(ctx, dpid, mids[i]);
+            }
             json_object_object_add(ev, "datapath", json_object_new_string(dpid));
-            json_object_object_add(ev, "flow", added_flow(ctx, dpid, mids[i]));
+            json_object_object_add(ev, "flow", f);
             it->ev = ev;
         }
     }
@@ -258,6 +279,7 @@ out:
     json_object_put(found);
     free(mids);
     free(verdict);
+    return rc;
 }
 
 static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)
@@ -285,9 +307,35 @@ static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)
         if (cmd && strcmp(cmd, "add") == 0)
             json_object_array_add(adds, json_object_get(r));
     }
-    confirm(ctx, dpid, adds);
+    json_object_put(recs);   /* adds holds the only references now */
+    if (confirm(ctx, dpid, adds, 0) != 0) {
+        /* a record needs the store read: not on this thread (a direct
+         * handler's publisher may be the store's writer), on a pool */
+        struct json_object *job = json_object_new_object();
+        json_object_object_add(job, "dpid", json_object_new_string(dpid));
+        json_object_object_add(job, "recs", adds);
+        if (kytos_event_publish_give(ctx->napp, EV_CONFIRM, job,
+                                     &(struct kytos_pub_opts){
+                                         .struct_size = sizeof(struct kytos_pub_opts),
+                                         .timeout_ms = 0}) != KYTOS_OK)
+            kytos_log(ctx->napp, KYTOS_LOG_ERROR, "confirming flows of %s: queue full, they stay "
+                      "pending until the next flow stats", dpid);
+        return KYTOS_OK;
+    }
     json_object_put(adds);
-    json_object_put(recs);
+    return KYTOS_OK;
+}
+
+/* The confirmations on_barrier_reply could not finish without the store. */
+static int on_confirm_job(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct json_object *c = kytos_event_content(ev), *recs;
+    const char *dpid = json_object_get_string(json_object_object_get(c, "dpid"));
+
+    (void)napp;
+    if (dpid && json_object_object_get_ex(c, "recs", &recs) &&
+        json_object_is_type(recs, json_type_array))
+        confirm(ud, dpid, recs, 1);
     return KYTOS_OK;
 }
 
@@ -344,7 +392,7 @@ static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
         json_object_put(doc);
     }
     kytos_cursor_free(cur);
-    confirm(ctx, dpid, recs);
+    confirm(ctx, dpid, recs, 1);
     json_object_put(recs);
     json_object_put(seen);
     return KYTOS_OK;
@@ -380,66 +428,80 @@ static struct json_object *error_content(struct fm_ctx *ctx, const struct fm_sen
     return ev;
 }
 
-struct error_job {
-    struct fm_ctx *ctx;
-    struct json_object *ev;   /* flow.error's content */
-};
-
-static void error_deleted(void *ud, int rc, const struct kytos_error *err)
-{
-    struct error_job *j = ud;
-
-    if (rc != KYTOS_OK)
-        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "deleting a refused flow failed: %s",
-                  err ? err->message : kytos_strerror(rc));
-    kytos_event_publish_give(j->ctx->napp, ev_error, j->ev,
-                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                      .timeout_ms = 2000});
-    free(j);
-}
-
 /* An ofpt_error about a FlowMod we sent: the stored flow with that flow_id
- * is deleted (a later confirmation of it is then stale) and
- * kytos/flow_manager.flow.error published once the delete is committed,
- * as Kytos does.  Errors about anything else are not ours. */
+ * is deleted and kytos/flow_manager.flow.error published, as Kytos does.
+ * Errors about anything else are not ours.  This part runs where the
+ * error is delivered ("direct"), before the barrier reply that follows
+ * it: when the refused FlowMod is the flow's latest write, that reply
+ * becomes stale and cannot mark it installed.  The store work goes to a
+ * pool (on_error_job). */
 static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *x, *doc = NULL, *out;
-    const char *dpid = ev_dpid(c), *sfid;
+    struct json_object *c = kytos_event_content(ev), *x, *job;
     struct fm_sent s;
     uint64_t xid;
 
     if (!json_object_object_get_ex(c, "xid", &x) || !fm_json_uint(x, UINT32_MAX, &xid) ||
-        !fm_sent_take(ctx->pending, (uint32_t)xid, dpid, &s))
+        !fm_sent_take(ctx->pending, (uint32_t)xid, ev_dpid(c), &s))
         return KYTOS_OK;
-    out = error_content(ctx, &s, c);
+    if (s.cmd == FM_ADD && fm_latest_check(ctx->pending, s.match_id, s.xid) == 1)
+        fm_latest_set(ctx->pending, s.match_id, atomic_fetch_add(&ctx->xid, 1) + 1);
+    job = json_object_new_object();
+    json_object_object_add(job, "dpid", json_object_new_string(s.dpid));
+    json_object_object_add(job, "match_id", json_object_new_string(s.match_id));
+    json_object_object_add(job, "flow_id", json_object_new_string(s.flow_id));
+    json_object_object_add(job, "command", json_object_new_int(s.cmd));
+    json_object_object_add(job, "error_type", copy_of(c, "error_type"));
+    json_object_object_add(job, "error_code", copy_of(c, "error_code"));
+    json_object_object_add(job, "flow", copy_of(c, "flow"));
+    if (kytos_event_publish_give(napp, EV_ERROR_JOB, job,
+                                 &(struct kytos_pub_opts){
+                                     .struct_size = sizeof(struct kytos_pub_opts),
+                                     .timeout_ms = 0}) != KYTOS_OK)
+        kytos_log(napp, KYTOS_LOG_ERROR, "%s refused flow %s (xid %u): queue full, not handled",
+                  s.dpid, s.flow_id, (unsigned)xid);
+    return KYTOS_OK;
+}
+
+static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
+{
+    struct fm_ctx *ctx = ud;
+    struct json_object *c = kytos_event_content(ev), *doc = NULL, *out, *flow;
+    struct fm_sent s = {0};
+    const char *dpid = json_object_get_string(json_object_object_get(c, "dpid")),
+               *mid = json_object_get_string(json_object_object_get(c, "match_id")),
+               *fid = json_object_get_string(json_object_object_get(c, "flow_id")), *sfid;
+    struct kytos_error err = {0};
+
+    if (!dpid || !mid || !fid || strlen(dpid) >= sizeof s.dpid || strlen(mid) != 32 ||
+        strlen(fid) != 32)
+        return KYTOS_OK;
+    s.cmd = json_object_get_int(json_object_object_get(c, "command"));
+    strcpy(s.dpid, dpid);
+    strcpy(s.match_id, mid);
+    strcpy(s.flow_id, fid);
+    /* the flow for the event: the error's, else the stored one (read
+     * before the delete) */
+    flow = copy_of(c, "flow");
+    if (!flow && s.cmd == FM_ADD)
+        flow = added_flow(ctx, dpid, mid);
+    kytos_log(napp, KYTOS_LOG_WARNING, "%s refused flow %s (%s): deleting it", dpid, fid,
+              fm_cmd_name(s.cmd));
+    if (kytos_store_get(napp, FM_COLL, mid, &doc, NULL) == KYTOS_OK &&
+        (sfid = json_object_get_string(json_object_object_get(doc, "flow_id"))) &&
+        strcmp(sfid, fid) == 0 && kytos_store_delete(napp, FM_COLL, mid, &err) != KYTOS_OK)
+        kytos_log(napp, KYTOS_LOG_ERROR, "deleting refused flow %s failed: %s", fid, err.message);
+    json_object_put(doc);
+    out = json_object_new_object();
+    json_object_object_add(out, "datapath", json_object_new_string(dpid));
+    json_object_object_add(out, "flow", flow);
+    json_object_object_add(out, "error_command", json_object_new_string(fm_cmd_name(s.cmd)));
     json_object_object_add(out, "error_type", copy_of(c, "error_type"));
     json_object_object_add(out, "error_code", copy_of(c, "error_code"));
-    kytos_log(napp, KYTOS_LOG_WARNING, "%s refused flow %s (xid %u, %s): deleting it", s.dpid,
-              s.flow_id, (unsigned)xid, fm_cmd_name(s.cmd));
-    if (kytos_store_get(napp, FM_COLL, s.match_id, &doc, NULL) == KYTOS_OK &&
-        (sfid = json_object_get_string(json_object_object_get(doc, "flow_id"))) &&
-        strcmp(sfid, s.flow_id) == 0) {
-        struct kytos_write op = {.op = KYTOS_WRITE_DELETE, .id = s.match_id};
-        struct error_job *j = malloc(sizeof *j);
-        /* whatever barrier reply follows must not mark it installed */
-        fm_latest_set(ctx->pending, s.match_id, atomic_fetch_add(&ctx->xid, 1) + 1);
-        json_object_put(doc);
-        if (j) {
-            *j = (struct error_job){ctx, out};
-            if (kytos_store_bulk_async(napp, FM_COLL, &op, 1, error_deleted, j, NULL) == KYTOS_OK)
-                return KYTOS_OK;
-            free(j);
-        }
-    } else {
-        json_object_put(doc);
-    }
-    /* nothing to delete (or the delete was refused): tell at once; never
-     * wait on our own buffer from this thread */
     kytos_event_publish_give(napp, ev_error, out,
                              &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                      .timeout_ms = 0});
+                                                      .timeout_ms = 2000});
     return KYTOS_OK;
 }
 
@@ -513,6 +575,8 @@ int fm_acks_subscribe(struct fm_ctx *ctx)
          * barrier that follows it */
         {".*.of_core.*.ofpt_error", on_ofpt_error, "direct"}, /* Kytos' pattern */
         {"kytos/core\\.openflow\\.connection\\.error", on_connection_error, NULL},
+        {"kytos/flow_manager\\.internal\\.confirm", on_confirm_job, NULL},
+        {"kytos/flow_manager\\.internal\\.error", on_error_job, NULL},
         {"kytos\\.flow_manager\\.flows\\.(install|delete)", on_flows_event, NULL},
         {"kytos\\.flow_manager\\.flows\\.single\\.(install|delete)", on_flows_event,
          "dynamic_single"},

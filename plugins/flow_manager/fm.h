@@ -23,7 +23,7 @@ struct fm_ctx {
 /* ---- pending.c: barrier xid -> the flows it confirms ---- */
 struct fm_pending *fm_pending_new(void);
 void fm_pending_free(struct fm_pending *p);
-/* Remember the flows (array of {"match_id","flow_id","command","xid"}; the
+/* Remember the flows (array of {"match_id","flow_id","command","xid","flow"?}; the
  * reference is taken) a barrier of dpid confirms.  A full table drops the
  * oldest entry, as Kytos bounds _pending_barrier_reply. */
 void fm_pending_add(struct fm_pending *p, uint32_t xid, const char *dpid, struct json_object *flows);

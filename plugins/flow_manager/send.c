@@ -254,12 +254,14 @@ static const char ev_pending[] = "kytos/flow_manager.flow.pending";
  * event gets content of its own, and the pending table a record that
  * shares nothing with them (json-c reference counts are not atomic and
  * these go to other threads).  flow.pending is built only when somebody
- * listens; the record holds ids only (acks.c reads the flow back from the
- * store if somebody listens to flow.added). */
+ * listens, and the record keeps the flow only if somebody listens to
+ * flow.added (acks.c reads it back from the store for one that began
+ * listening meanwhile). */
 static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, int connected)
 {
     struct json_object *confirm = json_object_new_array(), *xids = json_object_new_array();
     int want_pending = kytos_event_wanted(ctx->napp, ev_pending);
+    int want_added = cmd == FM_ADD && kytos_event_wanted(ctx->napp, FM_EV_ADDED);
     size_t i;
 
     for (i = 0; i < b->n; i++) {
@@ -282,6 +284,9 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             json_object_object_add(rec, "xid", json_object_new_int64(xid));
             json_object_object_add(rec, "flow_id", json_object_new_string(fid));
             json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
+            if (want_added)
+                json_object_object_add(rec, "flow",
+                                       fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
             json_object_array_add(confirm, rec);
         }
         if (want_pending) {

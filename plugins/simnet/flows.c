@@ -450,7 +450,7 @@ static int on_flow_manager(kytos_napp *napp, const kytos_event *ev, void *ud)
     if (name && json_object_is_type(c, json_type_object)) {
         pthread_mutex_lock(&s->lock);
         on_message(s, name, c, own, &q);
-        sim_evq_flush_locked(s, &q);
+        sim_evq_answer_unlock(s, &q);
     }
     if (own)
         json_object_put(c);

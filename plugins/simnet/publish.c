@@ -32,9 +32,9 @@ void sim_evq_add(struct sim_evq *q, const char *name, struct json_object *conten
     q->n++;
 }
 
-static void publish_all(struct simnet *s, struct sim_evq *q)
+static void publish_all(struct simnet *s, struct sim_evq *q, int timeout_ms)
 {
-    struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = 5000};
+    struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = timeout_ms};
 
     for (size_t i = 0; i < q->n; i++) {
         int rc = kytos_event_publish(s->napp, q->v[i].name, q->v[i].content, &opts);
@@ -51,7 +51,7 @@ static void publish_all(struct simnet *s, struct sim_evq *q)
 void sim_evq_publish(struct simnet *s, struct sim_evq *q)
 {
     pthread_mutex_lock(&s->pub_lock);
-    publish_all(s, q);
+    publish_all(s, q, 5000);
     pthread_mutex_unlock(&s->pub_lock);
 }
 
@@ -59,8 +59,18 @@ void sim_evq_flush_locked(struct simnet *s, struct sim_evq *q)
 {
     pthread_mutex_lock(&s->pub_lock);
     pthread_mutex_unlock(&s->lock);
-    publish_all(s, q);
+    publish_all(s, q, 5000);
     pthread_mutex_unlock(&s->pub_lock);
+}
+
+void sim_evq_answer_unlock(struct simnet *s, struct sim_evq *q)
+{
+    /* a switch's answers to flow_manager: on the sender's thread (a
+     * "direct" handler), which must never wait, so neither for pub_lock
+     * (held by other simnet threads while they publish) nor for room in
+     * a full buffer (dropped and logged instead) */
+    pthread_mutex_unlock(&s->lock);
+    publish_all(s, q, 0);
 }
 
 struct json_object *sim_intf_json(const struct sim_switch *sw, const struct sim_port *p)

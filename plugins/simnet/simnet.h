@@ -191,6 +191,9 @@ void sim_evq_publish(struct simnet *s, struct sim_evq *q);
 /* Swap q out of a locked section: publish order is the order of the locked
  * sections (pub_lock is taken before s->lock is released). */
 void sim_evq_flush_locked(struct simnet *s, struct sim_evq *q);
+/* The same for answers to flow_manager, from a "direct" handler: drops
+ * s->lock and publishes without pub_lock and without waiting for room. */
+void sim_evq_answer_unlock(struct simnet *s, struct sim_evq *q);
 struct json_object *sim_intf_json(const struct sim_switch *sw, const struct sim_port *p);
 void sim_ev_switch_up(const struct simnet *s, struct sim_evq *q, const struct sim_switch *sw,
                       bool reconnect);

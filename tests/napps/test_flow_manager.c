@@ -283,6 +283,39 @@ START_TEST(disconnected_switch_is_424_unless_force)
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
                                 "{\"force\":true,\"flows\":[{\"priority\":8}]}"),
                       202);
+
+    /* flow stats listing the pending flow confirm it: checked against the
+     * store (no FlowMod went out, so no record), flow.added carries the
+     * stored flow in as_dict() shape */
+    {
+        struct json_object *doc, *added;
+        char stats[256];
+        size_t before = kytos_test_published_count(th, "kytos/flow_manager.flow.added");
+        ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+        list = stored("?dpid=" S2 "&state=pending", S2, &s);
+        ck_assert_ptr_nonnull(list);
+        ck_assert_uint_eq(json_object_array_length(list), 2);   /* priorities 7 and 8 */
+        doc = json_object_array_get_idx(list, 0);
+        if (strcmp(field(json_object_object_get(doc, "flow"), "priority"), "7") != 0)
+            doc = json_object_array_get_idx(list, 1);
+        ck_assert_str_eq(field(json_object_object_get(doc, "flow"), "priority"), "7");
+        snprintf(stats, sizeof stats, "{\"switch\": \"%s\", \"replies_flows\": [{\"id\": \"%s\"}]}",
+                 S2, field(doc, "flow_id"));
+        kytos_test_resp_free(s);
+        ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
+        ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+        list = stored("?dpid=" S2 "&state=installed", S2, &s);
+        ck_assert_ptr_nonnull(list);
+        ck_assert_uint_eq(json_object_array_length(list), 1);
+        kytos_test_resp_free(s);
+        ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), before + 1);
+        added = json_object_object_get(kytos_test_published(th, "kytos/flow_manager.flow.added", before),
+                                       "flow");
+        ck_assert_str_eq(field(added, "switch"), S2);
+        ck_assert_int_eq(json_object_get_int(json_object_object_get(added, "priority")), 7);
+        ck_assert(json_object_object_get_ex(added, "instructions", NULL));
+        ck_assert_int_eq(json_object_array_length(json_object_object_get(added, "instructions")), 1);
+    }
 }
 END_TEST
 
