@@ -60,6 +60,8 @@ static struct json_object *added_flow(struct fm_ctx *ctx, const char *dpid, cons
 struct confirm_item {
     char *id;                   /* the stored flow's _id */
     struct json_object *ev;     /* its flow.added content, or NULL */
+    uint32_t gen;               /* its generation when decided */
+    int check;                  /* drop it if the generation moved since */
 };
 
 struct confirm_job {
@@ -106,17 +108,31 @@ static void publish_added(struct confirm_job *j)
 static void confirm_done(void *ud, int rc, const struct kytos_error *err);
 
 /* Queue {"$set": {"state": "installed", "updated_at": now}} for every item
- * of j, which the callback then owns (freed here when not queued). */
+ * of j, which the callback then owns (freed here when not queued).  Under
+ * ctx->order, items whose flow was written since they were decided are
+ * dropped (see fm_store_ordered). */
 static void queue_installed(struct confirm_job *j)
 {
     struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
     struct kytos_write *ops = calloc(j->n ? j->n : 1, sizeof *ops);
     struct kytos_error err = {0};
     char now[32];
-    size_t k;
+    struct fm_ctx *ctx = j->ctx;
+    size_t k, i;
     int rc;
 
+    pthread_mutex_lock(&ctx->order);
+    for (i = k = 0; i < j->n; i++) {
+        if (j->it[i].check && fm_latest_get(j->ctx->pending, j->it[i].id) != j->it[i].gen) {
+            free(j->it[i].id);
+            json_object_put(j->it[i].ev);
+            continue;
+        }
+        j->it[k++] = j->it[i];
+    }
+    j->n = k;
     if (!upd || !set || !ops || j->n == 0) {
+        pthread_mutex_unlock(&ctx->order);
         json_object_put(upd);
         json_object_put(set);
         free(ops);
@@ -135,7 +151,9 @@ static void queue_installed(struct confirm_job *j)
         ops[k].id = j->it[k].id;
         ops[k].doc = k ? json_object_get(upd) : upd;
     }
-    rc = kytos_store_bulk_async(j->ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
+    /* j is the callback's from here: it may be freed before this returns */
+    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
+    pthread_mutex_unlock(&ctx->order);
     free(ops);
     if (rc != KYTOS_OK) {
         kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
@@ -188,18 +206,21 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
     struct confirm_job *job;
     const char **mids;
     signed char *verdict;
+    uint32_t *gen;
     int want = kytos_event_wanted(ctx->napp, FM_EV_ADDED), rc = 0;
 
     if (n == 0)
         return 0;
     mids = calloc(n, sizeof *mids);
     verdict = calloc(n, 1);
-    if (!mids || !verdict)
+    gen = calloc(n, sizeof *gen);
+    if (!mids || !verdict || !gen)
         goto out;
     for (i = 0; i < n; i++) {
         struct json_object *rec = json_object_array_get_idx(recs, i), *x;
         uint64_t xid;
         mids[i] = json_object_get_string(json_object_object_get(rec, "match_id"));
+        gen[i] = fm_latest_get(ctx->pending, mids[i]);   /* before any store read */
         verdict[i] = -1;
         if (mids[i] && json_object_object_get_ex(rec, "xid", &x) &&
             fm_json_uint(x, UINT32_MAX, &xid))
@@ -261,6 +282,8 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
         if (verdict[i] != 1 || !(job->it[job->n].id = strdup(mids[i])))
             continue;
         it = &job->it[job->n++];
+        it->gen = gen[i];
+        it->check = 1;
         if (want) {
             struct json_object *ev = json_object_new_object();
             if ((f = json_object_object_get(rec, "flow"))) {
@@ -279,6 +302,7 @@ out:
     json_object_put(found);
     free(mids);
     free(verdict);
+    free(gen);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #define FM_FM_H
 
 #include <kytos/kytos.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include "flow.h"
 #include "switches.h"
@@ -18,6 +19,12 @@ struct fm_ctx {
     struct fm_switches *switches;
     struct fm_pending *pending;
     atomic_uint xid;
+    /* Every write to a stored flow's state goes through the store's
+     * asynchronous queue (one FIFO), queued under this lock together with
+     * the generation change (fm_store_ordered) or check (acks.c's
+     * "installed"), so a confirmation decided before a DELETE or a newer
+     * add commits before it, and one decided after sees it stale. */
+    pthread_mutex_t order;
 };
 
 /* ---- pending.c: barrier xid -> the flows it confirms ---- */
@@ -38,6 +45,17 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
 void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen);
 /* 1 current, 0 stale, -1 unknown. */
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen);
+/* The latest generation of match_id, 0 when unknown. */
+uint32_t fm_latest_get(struct fm_pending *p, const char *match_id);
+
+/* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
+ * op's id a fresh generation, under ctx->order.  The same results. */
+int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                     kytos_store_done_fn done, void *ud, struct kytos_error *err);
+/* The same, waiting for the commit (pooled threads only, never the
+ * store's writer). */
+int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                          struct kytos_error *err);
 
 /* The FlowMods sent, by xid (Kytos' _flow_mods_sent, bounded the same way:
  * the oldest are forgotten), for the switch's errors about them. */

@@ -130,9 +130,11 @@ static int fm_init(kytos_napp *napp, char **errmsg)
     ctx->switches = fm_switches_new();
     ctx->pending = fm_pending_new();
     atomic_init(&ctx->xid, 0);
+    pthread_mutex_init(&ctx->order, NULL);
     if (!ctx->switches || !ctx->pending) {
         fm_switches_free(ctx->switches);
         fm_pending_free(ctx->pending);
+        pthread_mutex_destroy(&ctx->order);
         free(ctx);
         *errmsg = dup_msg("out of memory");
         return KYTOS_ENOMEM;
@@ -164,6 +166,7 @@ static void fm_stop(kytos_napp *napp)
     kytos_napp_set_data(napp, NULL);
     fm_switches_free(ctx->switches);
     fm_pending_free(ctx->pending);
+    pthread_mutex_destroy(&ctx->order);
     free(ctx);
 }
 

@@ -107,6 +107,21 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
     pthread_mutex_unlock(&p->latest_lock);
 }
 
+uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
+{
+    struct latest *l;
+    uint32_t gen = 0;
+
+    if (!match_id || strlen(match_id) != 32)
+        return 0;
+    l = latest_slot(p, match_id);
+    pthread_mutex_lock(&p->latest_lock);
+    if (strcmp(l->mid, match_id) == 0)
+        gen = l->gen;
+    pthread_mutex_unlock(&p->latest_lock);
+    return gen;
+}
+
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     struct latest *l;

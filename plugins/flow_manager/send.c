@@ -124,10 +124,68 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
     return 0;
 }
 
+int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                     kytos_store_done_fn done, void *ud, struct kytos_error *err)
+{
+    size_t k;
+    int rc;
+
+    pthread_mutex_lock(&ctx->order);
+    /* a confirmation decided before now no longer applies (acks.c) */
+    for (k = 0; k < n; k++)
+        fm_latest_set(ctx->pending, ops[k].id, atomic_fetch_add(&ctx->xid, 1) + 1);
+    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, n, done, ud, err);
+    pthread_mutex_unlock(&ctx->order);
+    return rc;
+}
+
+struct waiter {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done, rc;
+    struct kytos_error err;
+};
+
+static void wake_waiter(void *ud, int rc, const struct kytos_error *err)
+{
+    struct waiter *w = ud;
+
+    pthread_mutex_lock(&w->mu);
+    w->rc = rc;
+    if (err)
+        w->err = *err;
+    w->done = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                          struct kytos_error *err)
+{
+    struct waiter w = {.done = 0};
+    int rc;
+
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    rc = fm_store_ordered(ctx, ops, n, wake_waiter, &w, err);
+    if (rc == KYTOS_OK) {
+        pthread_mutex_lock(&w.mu);
+        while (!w.done)
+            pthread_cond_wait(&w.cv, &w.mu);
+        pthread_mutex_unlock(&w.mu);
+        rc = w.rc;
+        if (rc != KYTOS_OK && err)
+            *err = w.err;
+    }
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    return rc;
+}
+
 static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
                      struct fm_result *res)
 {
-    size_t total, k;
+    size_t total;
     struct kytos_write *ops;
     char (*ids)[33];
     struct kytos_error err = {0};
@@ -135,9 +193,7 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
 
     if (add_ops(bs, nb, now, &ops, &ids, &total, res) != 0)
         return -1;
-    rc = total ? kytos_store_bulk(ctx->napp, FM_COLL, ops, total, &err) : KYTOS_OK;
-    for (k = 0; k < total; k++)
-        json_object_put(ops[k].doc);
+    rc = total ? fm_store_ordered_wait(ctx, ops, total, &err) : KYTOS_OK;   /* docs taken */
     free(ops);
     free(ids);
     if (rc != KYTOS_OK) {
@@ -192,11 +248,8 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
                 cap = nc;
             }
             ids[nids] = strdup(json_object_get_string(idv));
-            if (ids[nids]) {
-                /* a late confirmation of an earlier add must not revive it */
-                fm_latest_set(ctx->pending, ids[nids], atomic_fetch_add(&ctx->xid, 1) + 1);
-                nids++;
-            }
+            if (ids[nids])
+                nids++;   /* (a confirmation decided earlier: see fm_store_ordered) */
         }
         json_object_put(doc);
     }
@@ -209,15 +262,16 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
         ops = calloc(nids, sizeof *ops);
         if (!ops) {
             rc = KYTOS_ENOMEM;
+            json_object_put(upd);
         } else {
+            /* the store takes one reference per op: ours is the first one's */
             for (i = 0; i < nids; i++) {
                 ops[i].op = KYTOS_WRITE_PATCH;
                 ops[i].id = ids[i];
-                ops[i].doc = upd;
+                ops[i].doc = i ? json_object_get(upd) : upd;
             }
-            rc = kytos_store_bulk(ctx->napp, FM_COLL, ops, nids, &err);
+            rc = fm_store_ordered_wait(ctx, ops, nids, &err);
         }
-        json_object_put(upd);
     }
     for (i = 0; i < nids; i++)
         free(ids[i]);
@@ -427,7 +481,7 @@ int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_asy
     j->req = req;
     j->a = *a;
     /* the docs are the store's from here, whatever it answers */
-    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, total, add_done, j, &err);
+    rc = fm_store_ordered(ctx, ops, total, add_done, j, &err);
     free(ops);
     free(ids);
     if (rc != KYTOS_OK) {
