@@ -37,6 +37,8 @@
  *       "error_code", "flow"?}; kytos/core.openflow.connection.error {"destination", "xid",
  *       "exception", "flow"?}: about a FlowMod we sent (the last 16,384 are remembered),
  *       flow.error.  Kytos retries a connection error three times first; we do not.
+ *   kytos/flow_manager.internal.(confirm|error): published to itself, the store work a
+ *       "direct" handler (barrier reply, ofpt_error) hands to a pool.
  *   kytos.flow_manager.flows.(install|delete), ...flows.single.(install|delete):
  *       {"dpid", "flow_dict": {"flows": [...]}, "force"} (Kytos' event API).
  *   Switch knowledge (404 unknown / disabled, 424 not connected):
