@@ -452,6 +452,17 @@ static struct json_object *error_content(struct fm_ctx *ctx, const struct fm_sen
     return ev;
 }
 
+/* The FlowMod a switch's message (its "xid" and switch) is about, if we
+ * sent it and have not heard of it yet: 1 and *s, else 0. */
+static int sent_of(struct fm_ctx *ctx, struct json_object *c, struct fm_sent *s)
+{
+    struct json_object *x;
+    uint64_t xid;
+
+    return json_object_object_get_ex(c, "xid", &x) && fm_json_uint(x, UINT32_MAX, &xid) &&
+           fm_sent_take(ctx->pending, (uint32_t)xid, ev_dpid(c), s);
+}
+
 /* An ofpt_error about a FlowMod we sent: the stored flow with that flow_id
  * is deleted and kytos/flow_manager.flow.error published, as Kytos does.
  * Errors about anything else are not ours.  This part runs where the
@@ -462,12 +473,10 @@ static struct json_object *error_content(struct fm_ctx *ctx, const struct fm_sen
 static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *x, *job;
+    struct json_object *c = kytos_event_content(ev), *job;
     struct fm_sent s;
-    uint64_t xid;
 
-    if (!json_object_object_get_ex(c, "xid", &x) || !fm_json_uint(x, UINT32_MAX, &xid) ||
-        !fm_sent_take(ctx->pending, (uint32_t)xid, ev_dpid(c), &s))
+    if (!sent_of(ctx, c, &s))
         return KYTOS_OK;
     if (s.cmd == FM_ADD && fm_latest_check(ctx->pending, s.match_id, s.xid) == 1)
         fm_latest_set(ctx->pending, s.match_id, atomic_fetch_add(&ctx->xid, 1) + 1);
@@ -484,20 +493,21 @@ static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
                                      .struct_size = sizeof(struct kytos_pub_opts),
                                      .timeout_ms = 0}) != KYTOS_OK)
         kytos_log(napp, KYTOS_LOG_ERROR, "%s refused flow %s (xid %u): queue full, not handled",
-                  s.dpid, s.flow_id, (unsigned)xid);
+                  s.dpid, s.flow_id, (unsigned)s.xid);
     return KYTOS_OK;
 }
 
 static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *doc = NULL, *out, *flow;
+    struct json_object *c = kytos_event_content(ev), *doc = NULL, *out;
     struct fm_sent s = {0};
     const char *dpid = json_object_get_string(json_object_object_get(c, "dpid")),
                *mid = json_object_get_string(json_object_object_get(c, "match_id")),
                *fid = json_object_get_string(json_object_object_get(c, "flow_id")), *sfid;
     struct kytos_error err = {0};
 
+    /* our own event, but any NApp may publish that name: bounded */
     if (!dpid || !mid || !fid || strlen(dpid) >= sizeof s.dpid || strlen(mid) != 32 ||
         strlen(fid) != 32)
         return KYTOS_OK;
@@ -505,11 +515,9 @@ static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
     strcpy(s.dpid, dpid);
     strcpy(s.match_id, mid);
     strcpy(s.flow_id, fid);
-    /* the flow for the event: the error's, else the stored one (read
-     * before the delete) */
-    flow = copy_of(c, "flow");
-    if (!flow && s.cmd == FM_ADD)
-        flow = added_flow(ctx, dpid, mid);
+    out = error_content(ctx, &s, c);   /* before the delete: it may read the stored flow */
+    json_object_object_add(out, "error_type", copy_of(c, "error_type"));
+    json_object_object_add(out, "error_code", copy_of(c, "error_code"));
     kytos_log(napp, KYTOS_LOG_WARNING, "%s refused flow %s (%s): deleting it", dpid, fid,
               fm_cmd_name(s.cmd));
     if (kytos_store_get(napp, FM_COLL, mid, &doc, NULL) == KYTOS_OK &&
@@ -517,12 +525,6 @@ static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
         strcmp(sfid, fid) == 0 && kytos_store_delete(napp, FM_COLL, mid, &err) != KYTOS_OK)
         kytos_log(napp, KYTOS_LOG_ERROR, "deleting refused flow %s failed: %s", fid, err.message);
     json_object_put(doc);
-    out = json_object_new_object();
-    json_object_object_add(out, "datapath", json_object_new_string(dpid));
-    json_object_object_add(out, "flow", flow);
-    json_object_object_add(out, "error_command", json_object_new_string(fm_cmd_name(s.cmd)));
-    json_object_object_add(out, "error_type", copy_of(c, "error_type"));
-    json_object_object_add(out, "error_code", copy_of(c, "error_code"));
     kytos_event_publish_give(napp, ev_error, out,
                              &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
                                                       .timeout_ms = 2000});
@@ -536,12 +538,10 @@ static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
 static int on_connection_error(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *x, *out;
+    struct json_object *c = kytos_event_content(ev), *out;
     struct fm_sent s;
-    uint64_t xid;
 
-    if (!json_object_object_get_ex(c, "xid", &x) || !fm_json_uint(x, UINT32_MAX, &xid) ||
-        !fm_sent_take(ctx->pending, (uint32_t)xid, ev_dpid(c), &s))
+    if (!sent_of(ctx, c, &s))
         return KYTOS_OK;
     out = error_content(ctx, &s, c);
     json_object_object_add(out, "error_exception", copy_of(c, "exception"));

@@ -523,51 +523,49 @@ struct json_object *fm_flow_doc(const struct fm_flow *f)
     return d;
 }
 
-struct json_object *fm_flow_as_dict(const struct fm_flow *f, const char *dpid,
-                                    const char *flow_id)
+/* as_dict() with the match and instructions given (references taken). */
+static struct json_object *as_dict(const struct fm_flow *f, const char *dpid, const char *flow_id,
+                                   struct json_object *match, struct json_object *instructions)
 {
     struct json_object *d = json_object_new_object();
 
-    if (!d)
+    if (!d) {
+        json_object_put(match);
+        json_object_put(instructions);
         return NULL;
+    }
     json_object_object_add(d, "switch", json_object_new_string(dpid));
     json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
-    json_object_object_add(d, "match", json_object_get(f->match));
+    json_object_object_add(d, "match", match);
     json_object_object_add(d, "priority", json_object_new_int64(f->priority));
     json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
     json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
     json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
     json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
-    json_object_object_add(d, "instructions", json_object_get(f->instructions));
+    json_object_object_add(d, "instructions", instructions);
     if (flow_id)
         json_object_object_add(d, "id", json_object_new_string(flow_id));
     return d;
 }
 
+struct json_object *fm_flow_as_dict(const struct fm_flow *f, const char *dpid,
+                                    const char *flow_id)
+{
+    return as_dict(f, dpid, flow_id, json_object_get(f->match), json_object_get(f->instructions));
+}
+
 struct json_object *fm_flow_as_dict_own(const struct fm_flow *f, const char *dpid,
                                         const char *flow_id)
 {
-    struct json_object *d = json_object_new_object(), *m = NULL, *ins = NULL;
+    struct json_object *m = NULL, *ins = NULL;
 
-    if (!d || (f->match && json_object_deep_copy(f->match, &m, NULL) != 0) ||
+    if ((f->match && json_object_deep_copy(f->match, &m, NULL) != 0) ||
         (f->instructions && json_object_deep_copy(f->instructions, &ins, NULL) != 0)) {
-        json_object_put(d);
         json_object_put(m);
         json_object_put(ins);
         return NULL;
     }
-    json_object_object_add(d, "switch", json_object_new_string(dpid));
-    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
-    json_object_object_add(d, "match", m);
-    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
-    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
-    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
-    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
-    json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
-    json_object_object_add(d, "instructions", ins);
-    if (flow_id)
-        json_object_object_add(d, "id", json_object_new_string(flow_id));
-    return d;
+    return as_dict(f, dpid, flow_id, m, ins);
 }
 
 /* Python == on JSON values: numbers by value, containers deeply. */
