@@ -115,6 +115,7 @@ struct sq_store {
     atomic_int arriving;          /* puts encoding, about to queue */
     atomic_long commit_ns;        /* how long a commit takes (moving average) */
     atomic_uint_fast64_t commits, writes;   /* of the queue: writes per commit */
+    atomic_uint_fast64_t merged;  /* queued patches applied with the one before (merge_run) */
 };
 
 /* The per-statement context of kh_match(). */
@@ -778,6 +779,7 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
     json_object_object_add(st, "group_commits", json_object_new_int64((int64_t)atomic_load(&s->commits)));
     json_object_object_add(st, "group_writes", json_object_new_int64((int64_t)atomic_load(&s->writes)));
+    json_object_object_add(st, "merged_writes", json_object_new_int64((int64_t)atomic_load(&s->merged)));
     json_object_object_add(st, "collections", json_object_new_int(n));
     json_object_object_add(st, "sqlite_version", json_object_new_string(sqlite3_libversion()));
     return 1;
@@ -1397,6 +1399,149 @@ static int sq_bulk(struct kh_store_backend *b, const char *coll, const struct ky
     return rc;
 }
 
+/* ---- queued patches of one document, merged ----
+ * Consecutive queued writes that are each one patch of the same document
+ * (a flow stored "pending" then confirmed "installed", the same flow sent
+ * again) are applied to its text in memory, one after the other, and the
+ * result is written once: one read and one UPDATE for the run instead of
+ * one UPDATE (and its index upkeep) per write.  The writes commit in the
+ * same transaction as before, so what a reader can see is the same.  Each
+ * write keeps its own result: a patch that fails leaves the text as it was
+ * and fails alone, as its savepoint would have. */
+
+/* 1 if w can join a run that starts with first. */
+static int merge_fits(const struct kh_async_write *first, const struct kh_async_write *w)
+{
+    return w->rc == 0 && w->n == 1 && w->ops[0].op == KYTOS_WRITE_PATCH &&
+           !strcmp(w->coll, first->coll) && !strcmp(w->ops[0].id, first->ops[0].id);
+}
+
+/* 1 if the collection has a unique index: a duplicate key must fail the
+ * write that makes it, which only its own UPDATE can tell. */
+static int has_unique(struct sq_store *s, const char *coll)
+{
+    struct sq_coll *c;
+    int r = 0;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = coll_find(s, coll)) != NULL)
+        for (int k = 0; k < c->nix && !r; k++)
+            r = c->ix[k].unique;
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+/* The stored text of coll/id into b (*found 0 when missing). */
+static int load_text(struct sq_store *s, const char *coll, const char *id, struct kh_buf *b,
+                     int *found, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    *found = 0;
+    coll_sql(sql, "SELECT doc FROM ", coll, " WHERE id=?1");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *found = 1;
+        rc = kh_buf_add(b, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    sq_done(st);
+    return rc;
+}
+
+/* Apply w's patch to the text in cur (found: it exists), the result in
+ * next.  0 done, 1 not here (the write takes the usual path), or an error
+ * that is w's alone. */
+static int merge_one(struct sq_store *s, struct kh_async_write *w, const struct kh_buf *cur, int found,
+                     struct kh_buf *next, struct kytos_error *err)
+{
+    struct kh_plan pl;
+    size_t off;
+    int rc;
+
+    s->wbuf.n = 0;
+    if ((rc = kh_plan_make(&pl, w->ops[0].doc, &s->wbuf, err)) != 0)
+        return rc;
+    if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC || plan_multikey(s, w->coll, &pl, !found))
+        return 1;
+    off = s->wbuf.n;   /* the new text follows the plan's values (it copies them) */
+    if (found)
+        rc = kh_plan_splice(&pl, cur->p, cur->n, &s->wbuf, err);
+    else if (!(w->ops[0].flags & KYTOS_STORE_UPSERT))
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", w->ops[0].id, w->coll);
+    else
+        rc = kh_plan_new_doc(&pl, w->ops[0].id, &s->wbuf, err);
+    if (rc != 0)
+        return rc;
+    if (s->wbuf.n - off > KH_STORE_MAX_DOC)
+        return 1;   /* the usual path reports it */
+    next->n = 0;
+    if (kh_buf_add(next, s->wbuf.p + off, s->wbuf.n - off) < 0)
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Run the writes from first on that merge_fits() it, inside the open
+ * transaction.  Returns how many were taken (their rc set; 0 when the run
+ * is shorter than two or its first write needs the usual path).  *lost is
+ * set when the transaction itself had to be rolled back. */
+static size_t merge_run(struct sq_store *s, struct kh_async_write *first, int *lost)
+{
+    char a0[512], a1[512];
+    struct kh_buf bufs[2] = {KH_BUF_ON(a0), KH_BUF_ON(a1)};
+    struct kh_buf *cur = &bufs[0], *next = &bufs[1], *t;
+    struct kh_async_write *w;
+    struct kytos_error e = {0};
+    size_t taken = 0, ok = 0, k;
+    int found, created = 0, rc;
+
+    *lost = 0;
+    if (!first->next || !merge_fits(first, first->next) || has_unique(s, first->coll) ||
+        sq_exec(&s->writer, "SAVEPOINT kh_m", &e) < 0)
+        return 0;
+    if (load_text(s, first->coll, first->ops[0].id, cur, &found, &e) < 0)
+        goto undo;   /* (taken = 0: the usual path reports it) */
+    for (w = first; w && merge_fits(first, w); w = w->next) {
+        struct kytos_error we = {0};
+        if ((rc = merge_one(s, w, cur, found, next, &we)) > 0)
+            break;
+        taken++;
+        if (rc < 0) {
+            w->rc = kh_store_err(&w->err, rc, "bulk op 0 (patch '%.100s'): %s", w->ops[0].id, we.message);
+            continue;
+        }
+        created |= !found;
+        found = 1;
+        t = cur, cur = next, next = t;
+        ok++;
+    }
+    rc = ok ? w_store(s, first->coll, first->ops[0].id, cur->p, cur->n, NULL, created ? 1 : 2, &e) : 0;
+    if (rc == 0 && (rc = sq_exec(&s->writer, "RELEASE kh_m", &e)) == 0) {
+        if (ok > 1)
+            atomic_fetch_add_explicit(&s->merged, ok - 1, memory_order_relaxed);
+        goto out;
+    }
+    /* nothing of the run was written: the writes that had succeeded fail */
+    for (w = first, k = 0; k < taken; w = w->next, k++)
+        if (w->rc == 0)
+            w->rc = kh_store_err(&w->err, rc, "bulk op 0 (patch '%.100s'): %s", w->ops[0].id, e.message);
+undo:
+    if (sq_exec(&s->writer, "ROLLBACK TO kh_m", NULL) < 0 || sq_exec(&s->writer, "RELEASE kh_m", NULL) < 0)
+        *lost = 1;
+out:
+    kh_buf_free(&bufs[0]);
+    kh_buf_free(&bufs[1]);
+    return taken;
+}
+
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,
  * each inside a savepoint so that one that fails leaves no trace and the
  * others still commit.  A failed commit fails them all.  As in wq_batch():
@@ -1444,6 +1589,27 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
         rc = 0;
         if (!open && (rc = sq_begin(&s->writer, &we)) == 0)
             open = 1;
+        if (rc == 0) {
+            int lost;
+            size_t m = merge_run(s, w, &lost), q;
+            if (m || lost) {
+                struct kh_async_write *last = w, *x;
+                for (q = 1; q < m; q++, k++)
+                    last = last->next;
+                for (x = w; m && x != last->next; x = x->next)
+                    pending += x->rc == 0;
+                if (lost) {
+                    sq_rollback(&s->writer);
+                    open = 0;
+                    for (x = list; x != last->next; x = x->next)
+                        if (x->rc == 0)
+                            x->rc = kh_store_err(&x->err, KYTOS_EIO, "the transaction was rolled back");
+                    pending = 0;
+                }
+                w = last;
+                continue;
+            }
+        }
         if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
             rc = bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
             if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {

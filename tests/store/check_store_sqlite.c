@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include "check_tap.h"
 #include "conformance.h"
+#include "host/store_impl.h"
 
 static char dir[256];
 
@@ -258,6 +259,138 @@ START_TEST(patch_too_big)
 }
 END_TEST
 
+/* ---- queued patches of one document, merged (store_sqlite.c merge_run) ---- */
+
+static struct kh_async_write *qpatch(const char *id, struct json_object *upd, unsigned flags)
+{
+    struct kh_async_write *w = calloc(1, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    w->coll = strdup("m");
+    w->ops = calloc(1, sizeof *w->ops);
+    ck_assert_ptr_nonnull(w->ops);
+    w->n = 1;
+    w->ops[0] = (struct kytos_write){KYTOS_WRITE_PATCH, strdup(id), upd, flags};
+    return w;
+}
+
+static struct kh_async_write *qset(const char *id, const char *update, unsigned flags)
+{
+    struct json_object *u = json_tokener_parse(update);
+    ck_assert_msg(u != NULL, "%s", update);
+    return qpatch(id, u, flags);
+}
+
+static char *text_of(struct kh_store_backend *b, const char *id)
+{
+    struct kytos_error e = {0};
+    struct json_object *o = NULL;
+    char *t;
+    int rc = b->ops->get(b, "m", id, &o, &e);
+    if (rc == KYTOS_ENOTFOUND)
+        return strdup("-");
+    ck_assert_msg(rc == 0, "get %s: %s", id, e.message);
+    t = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+    json_object_put(o);
+    return t;
+}
+
+static int64_t merged_count(struct kh_store_backend *b)
+{
+    struct json_object *st = json_object_new_object();
+    int64_t n;
+    b->ops->status(b, st);
+    n = json_object_get_int64(json_object_object_get(st, "merged_writes"));
+    json_object_put(st);
+    return n;
+}
+
+#define EXPECT_DOC(b, id, want)                                                          \
+    do {                                                                                 \
+        char *got_ = text_of(b, id);                                                     \
+        ck_assert_str_eq(got_, want);                                                    \
+        free(got_);                                                                      \
+    } while (0)
+
+/* One batch as the writer thread runs it: every write keeps its own result,
+ * the documents end as if each write had been applied alone, in order. */
+START_TEST(queued_patches_merge)
+{
+    struct kh_store_opts o = {.data_dir = NULL};
+    struct kh_store_backend *b = NULL;
+    struct kytos_error e = {0};
+    struct kh_async_write *w[16];
+    struct json_object *bad;
+    int n = 0, k;
+
+    snprintf(dir, sizeof(dir), "%s/kh-store-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    o.data_dir = dir;
+    ck_assert_msg(kh_store_sqlite_open(&b, &o, &e) == 0, "%s", e.message);
+    /* f exists: three patches, one that fails alone (a value that is not
+     * UTF-8), one that needs the general path (through an array), one more */
+    w[n++] = qset("f", "{\"$set\": {\"v\": 0, \"n\": \"x\", \"arr\": [{\"a\": 1}]}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("f", "{\"$set\": {\"v\": 1, \"o.p\": true}}", 0);
+    bad = json_object_new_object();
+    json_object_object_add(bad, "$set", json_object_new_object());
+    json_object_object_add(json_object_object_get(bad, "$set"), "v", json_object_new_string("\xff"));
+    w[n++] = qpatch("f", bad, 0);
+    w[n++] = qset("f", "{\"$unset\": {\"n\": 1}, \"$set\": {\"w\": 2}}", 0);
+    w[n++] = qset("f", "{\"$set\": {\"arr.0.a\": 5}}", 0);
+    w[n++] = qset("f", "{\"$set\": {\"v\": 3}}", 0);
+    /* g is created by the first upsert of its run; $setOnInsert only then */
+    w[n++] = qset("g", "{\"$set\": {\"s\": \"pending\"}, \"$setOnInsert\": {\"at\": 1}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("g", "{\"$set\": {\"s\": \"installed\"}, \"$setOnInsert\": {\"at\": 2}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("g", "{\"$set\": {\"s\": \"pending\"}, \"$setOnInsert\": {\"at\": 3}}", KYTOS_STORE_UPSERT);
+    /* h is missing and nobody upserts it: both fail, nothing is created */
+    w[n++] = qset("h", "{\"$set\": {\"v\": 1}}", 0);
+    w[n++] = qset("h", "{\"$set\": {\"v\": 2}}", 0);
+    for (k = 0; k < n - 1; k++)
+        w[k]->next = w[k + 1];
+    kh_store_sqlite_bulk_batch(b, w[0]);
+    for (k = 0; k < n; k++) {
+        int want = k == 2 ? KYTOS_EINVAL : k >= 9 ? KYTOS_ENOTFOUND : 0;
+        ck_assert_msg(w[k]->rc == want, "write %d: %d (%s)", k, w[k]->rc, w[k]->err.message);
+    }
+    ck_assert_msg(strstr(w[2]->err.message, "UTF-8") != NULL, "%s", w[2]->err.message);
+    ck_assert_msg(strstr(w[9]->err.message, "'h'") != NULL, "%s", w[9]->err.message);
+    EXPECT_DOC(b, "f", "{\"_id\":\"f\",\"v\":3,\"arr\":[{\"a\":5}],\"o\":{\"p\":true},\"w\":2}");
+    EXPECT_DOC(b, "g", "{\"_id\":\"g\",\"s\":\"pending\",\"at\":1}");
+    EXPECT_DOC(b, "h", "-");
+    /* f's run: 0,1,3 in one write (2 failed; 4 took the general path), then
+     * 4 alone and 5 alone (one write is no run); g: 3 writes in one */
+    ck_assert_int_eq(merged_count(b), 2 + 2);
+    for (k = 0; k < n; k++)
+        kh_store_async_free(w[k]);
+
+    /* a unique index: every write checks its own keys, none is merged */
+    {
+        struct json_object *keys = json_tokener_parse("{\"k\": 1}");
+        ck_assert_int_eq(b->ops->del(b, "m", "f", &e), 0);   /* (no two docs without k) */
+        ck_assert_int_eq(b->ops->del(b, "m", "g", &e), 0);
+        ck_assert_int_eq(b->ops->index(b, "m", "k", keys, KYTOS_STORE_UNIQUE, &e), 0);
+        json_object_put(keys);
+    }
+    n = 0;
+    w[n++] = qset("u1", "{\"$set\": {\"k\": 1}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("u2", "{\"$set\": {\"k\": 2}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("u2", "{\"$set\": {\"k\": 1}}", 0);
+    w[n++] = qset("u2", "{\"$set\": {\"k\": 3}}", 0);
+    for (k = 0; k < n - 1; k++)
+        w[k]->next = w[k + 1];
+    kh_store_sqlite_bulk_batch(b, w[0]);
+    ck_assert_int_eq(w[0]->rc, 0);
+    ck_assert_int_eq(w[1]->rc, 0);
+    ck_assert_int_eq(w[2]->rc, KYTOS_EEXIST);
+    ck_assert_int_eq(w[3]->rc, 0);
+    EXPECT_DOC(b, "u2", "{\"_id\":\"u2\",\"k\":3}");
+    ck_assert_int_eq(merged_count(b), 4);
+    for (k = 0; k < n; k++)
+        kh_store_async_free(w[k]);
+    b->ops->close(b);
+    rm_dir();
+}
+END_TEST
+
 START_TEST(options)
 {
     struct kytos_error e = {0};
@@ -306,6 +439,7 @@ int main(void)
     tcase_add_test(tc, patch_foreign_text);
     tcase_add_test(tc, patch_too_big);
     tcase_add_test(tc, options);
+    tcase_add_test(tc, queued_patches_merge);
     suite_add_tcase(s, tc);
 #endif
     return kytos_check_run(s);
