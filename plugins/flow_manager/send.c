@@ -20,17 +20,34 @@ const char *fm_cmd_name(int cmd)
     return cmd >= 0 && cmd < 3 ? cmd_names[cmd] : "unknown";
 }
 
+/* Kytos' datetime.utcnow().isoformat(): "2026-11-30T02:56:37.644748".
+ * Called twice per flow sent: the seconds' part is formatted once per
+ * second per thread, the microseconds by hand. */
 void fm_now_iso(char out[32])
 {
+    static _Thread_local time_t last = -1;
+    static _Thread_local char head[24];   /* "YYYY-MM-DDTHH:MM:SS." */
+    static _Thread_local size_t hlen;
     struct timeval tv;
-    struct tm tm;
-    char tmp[96];
+    long us;
+    int k;
 
     gettimeofday(&tv, NULL);
-    gmtime_r(&tv.tv_sec, &tm);
-    snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec);
-    snprintf(out, 32, "%.31s", tmp);
+    if (tv.tv_sec != last) {
+        struct tm tm;
+        char tmp[96];
+        gmtime_r(&tv.tv_sec, &tm);
+        snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900, tm.tm_mon + 1,
+                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        hlen = strlen(tmp) < sizeof head - 1 ? strlen(tmp) : sizeof head - 1;
+        memcpy(head, tmp, hlen);
+        last = tv.tv_sec;
+    }
+    memcpy(out, head, hlen);
+    us = (long)tv.tv_usec;
+    for (k = 5; k >= 0; k--, us /= 10)
+        out[hlen + (size_t)k] = (char)('0' + us % 10);
+    out[hlen + 6] = '\0';
 }
 
 int fm_flows_parse(struct json_object *flows, int cmd, struct fm_flow **out, size_t *n,
