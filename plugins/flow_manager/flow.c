@@ -120,7 +120,7 @@ static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size
         }
         if (type < 0 || val == NULL)
             continue;
-        snprintf(where, sizeof where, "flow, match, %s", key);
+        fm_join(where, sizeof where, "flow, match", ", ", key);
         switch (type) {
         case MT_INT:
             if (check_uint(val, max, where, &u, err, errlen) != 0)
@@ -194,7 +194,7 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
         return fail(err, errlen, "out of memory");
     json_object_object_add(d, "action_type", json_object_new_string(t));
     if (field) {
-        snprintf(w, sizeof w, "%s, %s", where, field);
+        fm_join(w, sizeof w, where, ", ", field);
         v = json_object_object_get(a, field);
         if (v == NULL) {
             json_object_put(d);
@@ -227,7 +227,7 @@ static int parse_actions(struct json_object *list, const char *where, struct jso
     n = json_object_array_length(list);
     for (i = 0; i < n; i++) {
         struct json_object *d = NULL;
-        snprintf(w, sizeof w, "%s, %zu", where, i);
+        fm_join_index(w, sizeof w, where, i);
         if (parse_action(json_object_array_get_idx(list, i), w, &d, err, errlen) != 0)
             return -1;
         json_object_array_add(out, d);
@@ -243,7 +243,7 @@ static int parse_instruction(struct json_object *in, size_t idx, struct json_obj
     char w[96];
     uint64_t u;
 
-    snprintf(w, sizeof w, "flow, instructions, %zu", idx);
+    fm_join_index(w, sizeof w, "flow, instructions", idx);
     if (!json_object_is_type(in, json_type_object))
         return fail(err, errlen, "%s: Input should be a valid dictionary", w);
     type = json_object_object_get(in, "instruction_type");
@@ -270,7 +270,7 @@ static int parse_instruction(struct json_object *in, size_t idx, struct json_obj
     } else if (!strcmp(t, "goto_table") || !strcmp(t, "meter")) {
         const char *field = t[0] == 'g' ? "table_id" : "meter_id";
         char w2[128];
-        snprintf(w2, sizeof w2, "%s, %s", w, field);
+        fm_join(w2, sizeof w2, w, ", ", field);
         v = json_object_object_get(in, field);
         if (v == NULL) {
             fail(err, errlen, "%s: Field required", w2);
@@ -281,7 +281,7 @@ static int parse_instruction(struct json_object *in, size_t idx, struct json_obj
         json_object_object_add(d, field, json_object_get(v));
     } else if (!strcmp(t, "write_metadata")) {
         char w2[128];
-        snprintf(w2, sizeof w2, "%s, metadata", w);
+        fm_join(w2, sizeof w2, w, ", ", "metadata");
         v = json_object_object_get(in, "metadata");
         if (v == NULL) {
             fail(err, errlen, "%s: Field required", w2);
@@ -291,7 +291,7 @@ static int parse_instruction(struct json_object *in, size_t idx, struct json_obj
             goto bad;
         json_object_object_add(d, "metadata", json_object_get(v));
         v = json_object_object_get(in, "metadata_mask");
-        snprintf(w2, sizeof w2, "%s, metadata_mask", w);
+        fm_join(w2, sizeof w2, w, ", ", "metadata_mask");
         if (v != NULL && check_uint(v, U64, w2, &u, err, errlen) != 0)
             goto bad;
         json_object_object_add(d, "metadata_mask", v ? json_object_get(v) : json_object_new_int(0));
@@ -317,7 +317,7 @@ static int top_uint(struct json_object *src, const char *name, uint64_t max, int
     *out = def;
     if (!json_object_object_get_ex(src, name, &v))
         return 0;
-    snprintf(where, sizeof where, "flow, %s", name);
+    fm_join(where, sizeof where, "flow", ", ", name);
     if (check_uint(v, max, where, &u, err, errlen) != 0)
         return -1;
     *out = (int64_t)u;

@@ -3,6 +3,7 @@
  * xids come from one increasing counter, so a direct-mapped table indexed by
  * the low bits is a bounded map that forgets the oldest entries first. */
 #include "fm.h"
+#include "pyjson.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ void fm_pending_add(struct fm_pending *p, uint32_t xid, const char *dpid, struct
     pthread_mutex_lock(&p->lock);
     old = s->flows;
     s->xid = xid;
-    snprintf(s->dpid, sizeof s->dpid, "%s", dpid);
+    fm_join(s->dpid, sizeof s->dpid, dpid, "", "");
     s->flows = flows;
     pthread_mutex_unlock(&p->lock);
     json_object_put(old);

@@ -75,18 +75,55 @@ void fm_buf_adds(struct fm_buf *b, const char *s)
     fm_buf_add(b, s, strlen(s));
 }
 
+size_t fm_utoa(char out[21], uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, k;
+
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    for (k = 0; k < n; k++)
+        out[k] = tmp[n - 1 - k];
+    out[n] = '\0';
+    return n;
+}
+
+/* (snprintf was 4% of a flow POST: flow ids print every number) */
 void fm_buf_addu64(struct fm_buf *b, uint64_t v)
 {
-    char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
-    fm_buf_add(b, tmp, (size_t)n);
+    char tmp[21];
+    fm_buf_add(b, tmp, fm_utoa(tmp, v));
 }
 
 void fm_buf_addi64(struct fm_buf *b, int64_t v)
 {
-    char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    fm_buf_add(b, tmp, (size_t)n);
+    char tmp[22];
+    if (v >= 0) {
+        fm_buf_add(b, tmp, fm_utoa(tmp, (uint64_t)v));
+        return;
+    }
+    tmp[0] = '-';
+    fm_buf_add(b, tmp, 1 + fm_utoa(tmp + 1, (uint64_t)0 - (uint64_t)v));
+}
+
+void fm_join(char *out, size_t cap, const char *a, const char *sep, const char *b)
+{
+    size_t n = 0;
+    const char *parts[3] = {a, sep, b};
+
+    for (int k = 0; k < 3 && cap; k++)
+        for (const char *p = parts[k]; *p && n + 1 < cap; p++)
+            out[n++] = *p;
+    if (cap)
+        out[n] = '\0';
+}
+
+void fm_join_index(char *out, size_t cap, const char *a, size_t idx)
+{
+    char num[21];
+    fm_utoa(num, (uint64_t)idx);
+    fm_join(out, cap, a, ", ", num);
 }
 
 /* ---- strings (ensure_ascii=True) ---- */

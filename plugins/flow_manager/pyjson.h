@@ -25,6 +25,12 @@ void fm_buf_init(struct fm_buf *b, char *stack, size_t cap);
 void fm_buf_free(struct fm_buf *b);
 void fm_buf_add(struct fm_buf *b, const char *s, size_t n);
 void fm_buf_adds(struct fm_buf *b, const char *s);
+/* v in decimal into out (NUL terminated); its length. */
+size_t fm_utoa(char out[21], uint64_t v);
+/* "<a><sep><b>" into out, cut to cap; "<a>, <idx>". (Error paths' names,
+ * built on every call: cheaper than snprintf.) */
+void fm_join(char *out, size_t cap, const char *a, const char *sep, const char *b);
+void fm_join_index(char *out, size_t cap, const char *a, size_t idx);
 void fm_buf_addu64(struct fm_buf *b, uint64_t v);
 void fm_buf_addi64(struct fm_buf *b, int64_t v);
 

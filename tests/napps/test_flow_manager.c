@@ -345,6 +345,20 @@ START_TEST(bad_bodies_are_400_with_kytos_texts)
                  "flow, cookie: Input should be greater than or equal to 0");
     expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"match\":{\"dl_vlan\":\"x/y\"}}]}",
                  400, "flow, match, dl_vlan: Value error, must be an integer or an integer with a mask");
+    /* the field's place, each level named */
+    expect_error("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"actions\":[{\"action_type\":\"output\",\"port\":1},"
+                 "{\"action_type\":\"output\"}]}]}",
+                 400, "flow, actions, 1, port: Field required");
+    expect_error("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"instructions\":[{\"instruction_type\":\"apply_actions\",\"actions\":[]},"
+                 "{\"instruction_type\":\"apply_actions\",\"actions\":[{\"action_type\":\"set_vlan\","
+                 "\"vlan_id\":5000}]}]}]}",
+                 400, "flow, instructions, 1, actions, 0, vlan_id: Input should be less than or equal to 4095");
+    expect_error("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"instructions\":[{\"instruction_type\":\"write_metadata\",\"metadata\":1,"
+                 "\"metadata_mask\":-1}]}]}",
+                 400, "flow, instructions, 0, metadata_mask: Input should be greater than or equal to 0");
     expect_error("POST", FM "v2/flows/" S1,
                  "{\"flows\":[{\"actions\":[],\"instructions\":[],\"priority\":1}]}", 400,
                  "flow: Value error");
