@@ -361,18 +361,8 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
     }
 }
 
-static struct json_object *reply(const char *dpid, struct json_object *xid)
-{
-    struct json_object *c = json_object_new_object();
-
-    if (!c)
-        return NULL;
-    json_object_object_add(c, "source", json_object_new_string(dpid));
-    json_object_object_add(c, "dpid", json_object_new_string(dpid));
-    json_object_object_add(c, "xid", xid ? json_object_get(xid) : NULL);
-    return c;
-}
-
+/* dst[key] = a copy of v: answers share nothing with the message (they
+ * are given to the bus, and the message may be another thread's) */
 static void copy_into(struct json_object *dst, const char *key, struct json_object *v)
 {
     struct json_object *c = NULL;
@@ -381,6 +371,18 @@ static void copy_into(struct json_object *dst, const char *key, struct json_obje
         json_object_object_add(dst, key, c);
     else
         json_object_object_add(dst, key, NULL);
+}
+
+static struct json_object *reply(const char *dpid, struct json_object *xid)
+{
+    struct json_object *c = json_object_new_object();
+
+    if (!c)
+        return NULL;
+    json_object_object_add(c, "source", json_object_new_string(dpid));
+    json_object_object_add(c, "dpid", json_object_new_string(dpid));
+    copy_into(c, "xid", xid);
+    return c;
 }
 
 static void on_message(struct simnet *s, const char *name, struct json_object *c, bool own,

@@ -36,12 +36,18 @@ static void publish_all(struct simnet *s, struct sim_evq *q, int timeout_ms)
 {
     struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = timeout_ms};
 
+    /* every queued content was built for its event and shares nothing:
+     * given, not copied (the call takes our reference whatever it says) */
+    bool give = KYTOS_API_HAS(event_publish_give);
+
     for (size_t i = 0; i < q->n; i++) {
-        int rc = kytos_event_publish(s->napp, q->v[i].name, q->v[i].content, &opts);
+        int rc = give ? kytos_event_publish_give(s->napp, q->v[i].name, q->v[i].content, &opts)
+                      : kytos_event_publish(s->napp, q->v[i].name, q->v[i].content, &opts);
         if (rc < 0)
             kytos_log(s->napp, KYTOS_LOG_WARNING, "publish %s failed: %s", q->v[i].name,
                       kytos_strerror(rc));
-        json_object_put(q->v[i].content);
+        if (!give)
+            json_object_put(q->v[i].content);
         free(q->v[i].name);
     }
     free(q->v);
