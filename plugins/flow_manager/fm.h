@@ -47,15 +47,21 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen);
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen);
 /* The latest generation of match_id, 0 when unknown. */
 uint32_t fm_latest_get(struct fm_pending *p, const char *match_id);
+/* An add's FlowMod goes out with xid: it becomes the flow's latest write
+ * only if the add's own store write (generation from) still is, or the id
+ * was forgotten.  Else a newer write of the flow was queued meanwhile and
+ * this FlowMod's confirmation is stale (the newer one's will do). */
+void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid);
 
 /* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
- * op's id a fresh generation, under ctx->order.  The same results. */
+ * op's id a fresh generation, under ctx->order; gens (n of them, or NULL)
+ * receives them.  The same results. */
 int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                     kytos_store_done_fn done, void *ud, struct kytos_error *err);
+                     kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err);
 /* The same, waiting for the commit (pooled threads only, never the
  * store's writer). */
 int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                          struct kytos_error *err);
+                          uint32_t *gens, struct kytos_error *err);
 
 /* The FlowMods sent, by xid (Kytos' _flow_mods_sent, bounded the same way:
  * the oldest are forgotten), for the switch's errors about them. */

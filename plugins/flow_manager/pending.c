@@ -123,6 +123,23 @@ uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
     return gen;
 }
 
+void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid)
+{
+    struct latest *l;
+
+    if (!match_id || strlen(match_id) != 32)
+        return;
+    l = latest_slot(p, match_id);
+    pthread_mutex_lock(&p->latest_lock);
+    if (strcmp(l->mid, match_id) != 0) {
+        memcpy(l->mid, match_id, 33);
+        l->gen = xid;
+    } else if (l->gen == from) {
+        l->gen = xid;
+    }
+    pthread_mutex_unlock(&p->latest_lock);
+}
+
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     struct latest *l;

@@ -142,15 +142,19 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
 }
 
 int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                     kytos_store_done_fn done, void *ud, struct kytos_error *err)
+                     kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err)
 {
     size_t k;
     int rc;
 
     pthread_mutex_lock(&ctx->order);
     /* a confirmation decided before now no longer applies (acks.c) */
-    for (k = 0; k < n; k++)
-        fm_latest_set(ctx->pending, ops[k].id, atomic_fetch_add(&ctx->xid, 1) + 1);
+    for (k = 0; k < n; k++) {
+        uint32_t g = atomic_fetch_add(&ctx->xid, 1) + 1;
+        fm_latest_set(ctx->pending, ops[k].id, g);
+        if (gens)
+            gens[k] = g;
+    }
     rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, n, done, ud, err);
     pthread_mutex_unlock(&ctx->order);
     return rc;
@@ -177,14 +181,14 @@ static void wake_waiter(void *ud, int rc, const struct kytos_error *err)
 }
 
 int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                          struct kytos_error *err)
+                          uint32_t *gens, struct kytos_error *err)
 {
     struct waiter w = {.done = 0};
     int rc;
 
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
-    rc = fm_store_ordered(ctx, ops, n, wake_waiter, &w, err);
+    rc = fm_store_ordered(ctx, ops, n, wake_waiter, &w, gens, err);
     if (rc == KYTOS_OK) {
         pthread_mutex_lock(&w.mu);
         while (!w.done)
@@ -199,8 +203,9 @@ int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, siz
     return rc;
 }
 
+/* gens: room for every flow of bs (their generations, for send_all) */
 static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
-                     struct fm_result *res)
+                     uint32_t *gens, struct fm_result *res)
 {
     size_t total;
     struct kytos_write *ops;
@@ -210,7 +215,7 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
 
     if (add_ops(bs, nb, now, &ops, &ids, &total, res) != 0)
         return -1;
-    rc = total ? fm_store_ordered_wait(ctx, ops, total, &err) : KYTOS_OK;   /* docs taken */
+    rc = total ? fm_store_ordered_wait(ctx, ops, total, gens, &err) : KYTOS_OK;   /* docs taken */
     free(ops);
     free(ids);
     if (rc != KYTOS_OK) {
@@ -287,7 +292,7 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
                 ops[i].id = ids[i];
                 ops[i].doc = i ? json_object_get(upd) : upd;
             }
-            rc = fm_store_ordered_wait(ctx, ops, nids, &err);
+            rc = fm_store_ordered_wait(ctx, ops, nids, NULL, &err);
         }
     }
     for (i = 0; i < nids; i++)
@@ -328,7 +333,8 @@ static const char ev_pending[] = "kytos/flow_manager.flow.pending";
  * listens, and the record keeps the flow only if somebody listens to
  * flow.added (acks.c reads it back from the store for one that began
  * listening meanwhile). */
-static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, int connected)
+static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, int connected,
+                        const uint32_t *gens)
 {
     struct json_object *confirm = json_object_new_array(), *xids = json_object_new_array();
     int want_pending = kytos_event_wanted(ctx->napp, ev_pending);
@@ -339,7 +345,9 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
         char mid[33], fid[33];
         uint32_t xid = atomic_fetch_add(&ctx->xid, 1) + 1;
         fm_flow_ids(&b->flows[i], b->dpid, mid, fid);
-        if (cmd == FM_ADD)
+        if (cmd == FM_ADD && gens)
+            fm_latest_advance(ctx->pending, mid, gens[i], xid);
+        else if (cmd == FM_ADD)
             fm_latest_set(ctx->pending, mid, xid);
         if (connected) {
             struct json_object *c = json_object_new_object(), *rec = json_object_new_object();
@@ -385,11 +393,12 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
 }
 
 /* What follows the store write: FlowMods to connected switches, 424 for
- * a disconnected one unless force. */
+ * a disconnected one unless force.  gens: the generations the adds' store
+ * writes were given (fm_store_ordered), one per flow in order, or NULL. */
 static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t nb, int force,
-                     struct fm_result *res)
+                     const uint32_t *gens, struct fm_result *res)
 {
-    size_t i;
+    size_t i, k = 0;
 
     for (i = 0; i < nb; i++) {
         unsigned st = fm_switches_get(ctx->switches, bs[i].dpid);
@@ -409,7 +418,8 @@ static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, siz
             snprintf(res->text, sizeof res->text, "switch %s isn't connected", bs[i].dpid);
             return;
         }
-        send_switch(ctx, cmd, &bs[i], (st & FM_SW_CONNECTED) != 0);
+        send_switch(ctx, cmd, &bs[i], (st & FM_SW_CONNECTED) != 0, gens ? gens + k : NULL);
+        k += bs[i].n;
     }
 }
 
@@ -424,19 +434,29 @@ void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t n
                 struct fm_result *res)
 {
     char now[32];
-    size_t i;
+    uint32_t *gens = NULL;
+    size_t i, total = 0;
 
     result_init(res);
     fm_now_iso(now);
     if (cmd == FM_ADD) {
-        if (store_add(ctx, bs, nb, now, res) != 0)
+        for (i = 0; i < nb; i++)
+            total += bs[i].n;
+        if (!(gens = calloc(total ? total : 1, sizeof *gens))) {
+            set_error(res, 500, "out of memory", NULL);
             return;
+        }
+        if (store_add(ctx, bs, nb, now, gens, res) != 0) {
+            free(gens);
+            return;
+        }
     } else {
         for (i = 0; i < nb; i++)
             if (store_delete(ctx, &bs[i], now, res) != 0)
                 return;
     }
-    send_all(ctx, cmd, bs, nb, force, res);
+    send_all(ctx, cmd, bs, nb, force, gens, res);
+    free(gens);
 }
 
 /* ---- add without holding a thread ---- */
@@ -445,6 +465,7 @@ struct add_job {
     struct fm_ctx *ctx;
     kytos_req *req;
     struct fm_async_add a;
+    uint32_t gens[];          /* of the adds' store writes, one per flow */
 };
 
 static void add_done(void *ud, int rc, const struct kytos_error *err)
@@ -458,7 +479,7 @@ static void add_done(void *ud, int rc, const struct kytos_error *err)
                   err ? err->message : "?");
         set_error(&res, rc == KYTOS_EFULL ? 503 : 500, "Failed to store flows", err);
     } else {
-        send_all(j->ctx, FM_ADD, j->a.batches, j->a.nb, j->a.force, &res);
+        send_all(j->ctx, FM_ADD, j->a.batches, j->a.nb, j->a.force, j->gens, &res);
     }
     j->a.reply(j->req, &res);
     /* before the finish: the parsed flows borrow from the request's body */
@@ -482,7 +503,7 @@ int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_asy
     fm_now_iso(now);
     if (add_ops(a->batches, a->nb, now, &ops, &ids, &total, res) != 0)
         return -1;
-    if (total == 0 || !(j = calloc(1, sizeof *j))) {
+    if (total == 0 || !(j = calloc(1, sizeof *j + total * sizeof j->gens[0]))) {
         size_t k;
         for (k = 0; k < total; k++)
             json_object_put(ops[k].doc);
@@ -491,14 +512,14 @@ int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_asy
         if (total)
             set_error(res, 500, "out of memory", NULL);
         else
-            send_all(ctx, FM_ADD, a->batches, a->nb, a->force, res);
+            send_all(ctx, FM_ADD, a->batches, a->nb, a->force, NULL, res);
         return -1;
     }
     j->ctx = ctx;
     j->req = req;
     j->a = *a;
     /* the docs are the store's from here, whatever it answers */
-    rc = fm_store_ordered(ctx, ops, total, add_done, j, &err);
+    rc = fm_store_ordered(ctx, ops, total, add_done, j, j->gens, &err);
     free(ops);
     free(ids);
     if (rc != KYTOS_OK) {
