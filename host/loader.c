@@ -291,7 +291,12 @@ static int open_candidate(kh_host *h, const char *file, struct candidate *c, cha
         kh_log(LOGGER, KH_WARNING, "%s: cannot make a private copy (%s); loading in place", file,
                strerror(errno));
     dlerror();
-    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: a NApp unloaded or replaced stays mapped (dlclose
+     * only drops our handle), so what its code left behind -- a json-c
+     * object keyed by one of its string literals (kytos_json_add_lit), a
+     * content still queued somewhere -- never points into unmapped memory.
+     * The cost is the old copy's pages at each replacement. */
+    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (copied)
         unlink(copy);   /* the mapping stays valid */
     if (!c->dl) {

@@ -12,6 +12,15 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+/* obj[key] = val for a key that is a string literal and new in obj: json-c
+ * keeps the pointer instead of a copy and skips its duplicate lookup (the
+ * "" makes anything but a literal a compile error).  Safe in a NApp: the
+ * host never unmaps a NApp's file, even once unloaded or replaced, so the
+ * literal outlives every object that names it. */
+#define kytos_json_add_lit(obj, key, val)                                                    \
+    json_object_object_add_ex((obj), "" key, (val),                                          \
+                              JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
+
 typedef struct kytos_napp kytos_napp;         /* one loaded NApp */
 typedef struct kytos_req kytos_req;           /* one HTTP request (or kytos_call) */
 typedef struct kytos_response kytos_response; /* the answer of kytos_call */

@@ -142,9 +142,9 @@ static void queue_installed(struct confirm_job *j)
         return;
     }
     fm_now_iso(now);
-    json_object_object_add(set, "state", json_object_new_string("installed"));
-    json_object_object_add(set, "updated_at", json_object_new_string(now));
-    json_object_object_add(upd, "$set", set);
+    kytos_json_add_lit(set, "state", json_object_new_string("installed"));
+    kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
+    kytos_json_add_lit(upd, "$set", set);
     /* the store takes one reference per op: ours is the first one's */
     for (k = 0; k < j->n; k++) {
         ops[k].op = KYTOS_WRITE_PATCH;

@@ -1,6 +1,7 @@
 /* plugins/flow_manager/flow.c - checks and ids of one flow (see flow.h). */
 #include "flow.h"
 #include "pyjson.h"
+#include <kytos/types.h>
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -192,7 +193,7 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
     d = json_object_new_object();
     if (!d)
         return fail(err, errlen, "out of memory");
-    json_object_object_add(d, "action_type", json_object_new_string(t));
+    kytos_json_add_lit(d, "action_type", json_object_new_string(t));
     if (field) {
         fm_join(w, sizeof w, where, ", ", field);
         v = json_object_object_get(a, field);
@@ -208,7 +209,7 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
     } else if (strcmp(t, "push_vlan") == 0) {
         /* of_core packs any tag_type: 's' is 802.1ad, anything else 802.1Q */
         v = json_object_object_get(a, "tag_type");
-        json_object_object_add(d, "tag_type", v ? json_object_get(v) : NULL);
+        kytos_json_add_lit(d, "tag_type", v ? json_object_get(v) : NULL);
     }
     *out = d;
     return 0;
@@ -503,23 +504,23 @@ struct json_object *fm_flow_doc(const struct fm_flow *f)
 
     if (!d)
         return NULL;
-    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
+    kytos_json_add_lit(d, "table_id", json_object_new_int64(f->table_id));
     if (json_object_object_get_ex(f->src, "owner", &v) && v)
-        json_object_object_add(d, "owner", json_object_get(v));
+        kytos_json_add_lit(d, "owner", json_object_get(v));
     if (json_object_object_get_ex(f->src, "table_group", &v))
-        json_object_object_add(d, "table_group", json_object_get(v));
+        kytos_json_add_lit(d, "table_group", json_object_get(v));
     else
-        json_object_object_add(d, "table_group", json_object_new_string("base"));
-    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
-    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
-    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
-    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
+        kytos_json_add_lit(d, "table_group", json_object_new_string("base"));
+    kytos_json_add_lit(d, "priority", json_object_new_int64(f->priority));
+    kytos_json_add_lit(d, "cookie", json_object_new_uint64(f->cookie));
+    kytos_json_add_lit(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
+    kytos_json_add_lit(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
     if (json_object_object_get_ex(f->src, "match", &v) && v)
-        json_object_object_add(d, "match", json_object_get(f->match));
+        kytos_json_add_lit(d, "match", json_object_get(f->match));
     if (json_object_object_get_ex(f->src, "actions", &v) && v)
-        json_object_object_add(d, "actions", json_object_get(v));
+        kytos_json_add_lit(d, "actions", json_object_get(v));
     if (json_object_object_get_ex(f->src, "instructions", &v) && v)
-        json_object_object_add(d, "instructions", json_object_get(v));
+        kytos_json_add_lit(d, "instructions", json_object_get(v));
     return d;
 }
 
@@ -534,17 +535,17 @@ static struct json_object *as_dict(const struct fm_flow *f, const char *dpid, co
         json_object_put(instructions);
         return NULL;
     }
-    json_object_object_add(d, "switch", json_object_new_string(dpid));
-    json_object_object_add(d, "table_id", json_object_new_int64(f->table_id));
-    json_object_object_add(d, "match", match);
-    json_object_object_add(d, "priority", json_object_new_int64(f->priority));
-    json_object_object_add(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
-    json_object_object_add(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
-    json_object_object_add(d, "cookie", json_object_new_uint64(f->cookie));
-    json_object_object_add(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
-    json_object_object_add(d, "instructions", instructions);
+    kytos_json_add_lit(d, "switch", json_object_new_string(dpid));
+    kytos_json_add_lit(d, "table_id", json_object_new_int64(f->table_id));
+    kytos_json_add_lit(d, "match", match);
+    kytos_json_add_lit(d, "priority", json_object_new_int64(f->priority));
+    kytos_json_add_lit(d, "idle_timeout", json_object_new_int64(f->idle_timeout));
+    kytos_json_add_lit(d, "hard_timeout", json_object_new_int64(f->hard_timeout));
+    kytos_json_add_lit(d, "cookie", json_object_new_uint64(f->cookie));
+    kytos_json_add_lit(d, "cookie_mask", json_object_new_uint64(f->cookie_mask));
+    kytos_json_add_lit(d, "instructions", instructions);
     if (flow_id)
-        json_object_object_add(d, "id", json_object_new_string(flow_id));
+        kytos_json_add_lit(d, "id", json_object_new_string(flow_id));
     return d;
 }
 

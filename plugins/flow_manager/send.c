@@ -121,15 +121,15 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
             struct json_object *upd = json_object_new_object(), *set = json_object_new_object(),
                                *ins = json_object_new_object();
             fm_flow_ids(&bs[i].flows[j], bs[i].dpid, ids[k], fid);
-            json_object_object_add(set, "id", json_object_new_string(ids[k]));
-            json_object_object_add(set, "switch", json_object_new_string(bs[i].dpid));
-            json_object_object_add(set, "flow_id", json_object_new_string(fid));
-            json_object_object_add(set, "state", json_object_new_string("pending"));
-            json_object_object_add(set, "flow", fm_flow_doc(&bs[i].flows[j]));
-            json_object_object_add(set, "updated_at", json_object_new_string(now));
-            json_object_object_add(ins, "inserted_at", json_object_new_string(now));
-            json_object_object_add(upd, "$set", set);
-            json_object_object_add(upd, "$setOnInsert", ins);
+            kytos_json_add_lit(set, "id", json_object_new_string(ids[k]));
+            kytos_json_add_lit(set, "switch", json_object_new_string(bs[i].dpid));
+            kytos_json_add_lit(set, "flow_id", json_object_new_string(fid));
+            kytos_json_add_lit(set, "state", json_object_new_string("pending"));
+            kytos_json_add_lit(set, "flow", fm_flow_doc(&bs[i].flows[j]));
+            kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
+            kytos_json_add_lit(ins, "inserted_at", json_object_new_string(now));
+            kytos_json_add_lit(upd, "$set", set);
+            kytos_json_add_lit(upd, "$setOnInsert", ins);
             ops[k].op = KYTOS_WRITE_PATCH;
             ops[k].id = ids[k];
             ops[k].doc = upd;
@@ -351,27 +351,26 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
             fm_latest_set(ctx->pending, mid, xid);
         if (connected) {
             struct json_object *c = json_object_new_object(), *rec = json_object_new_object();
-            json_object_object_add(c, "destination", json_object_new_string(b->dpid));
-            json_object_object_add(c, "xid", json_object_new_int64(xid));
-            json_object_object_add(c, "command", json_object_new_string(cmd_names[cmd]));
-            json_object_object_add(c, "match_id", json_object_new_string(mid));
-            json_object_object_add(c, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+            kytos_json_add_lit(c, "destination", json_object_new_string(b->dpid));
+            kytos_json_add_lit(c, "xid", json_object_new_int64(xid));
+            kytos_json_add_lit(c, "command", json_object_new_string(cmd_names[cmd]));
+            kytos_json_add_lit(c, "match_id", json_object_new_string(mid));
+            kytos_json_add_lit(c, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
             fm_sent_add(ctx->pending, xid, b->dpid, mid, fid, cmd);
             publish(ctx, ev_flow_mod, c, "msg_out");
             json_object_array_add(xids, json_object_new_int64(xid));
-            json_object_object_add(rec, "match_id", json_object_new_string(mid));
-            json_object_object_add(rec, "xid", json_object_new_int64(xid));
-            json_object_object_add(rec, "flow_id", json_object_new_string(fid));
-            json_object_object_add(rec, "command", json_object_new_string(cmd_names[cmd]));
+            kytos_json_add_lit(rec, "match_id", json_object_new_string(mid));
+            kytos_json_add_lit(rec, "xid", json_object_new_int64(xid));
+            kytos_json_add_lit(rec, "flow_id", json_object_new_string(fid));
+            kytos_json_add_lit(rec, "command", json_object_new_string(cmd_names[cmd]));
             if (want_added)
-                json_object_object_add(rec, "flow",
-                                       fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+                kytos_json_add_lit(rec, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
             json_object_array_add(confirm, rec);
         }
         if (want_pending) {
             struct json_object *ev = json_object_new_object();
-            json_object_object_add(ev, "datapath", json_object_new_string(b->dpid));
-            json_object_object_add(ev, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
+            kytos_json_add_lit(ev, "datapath", json_object_new_string(b->dpid));
+            kytos_json_add_lit(ev, "flow", fm_flow_as_dict_own(&b->flows[i], b->dpid, fid));
             publish(ctx, ev_pending, ev, "app");
         }
     }
@@ -382,9 +381,9 @@ static void send_switch(struct fm_ctx *ctx, int cmd, const struct fm_batch *b, i
          * handled on another thread, so the table gets our only reference */
         fm_pending_add(ctx->pending, bxid, b->dpid, confirm);
         confirm = NULL;
-        json_object_object_add(c, "destination", json_object_new_string(b->dpid));
-        json_object_object_add(c, "xid", json_object_new_int64(bxid));
-        json_object_object_add(c, "flow_xids", xids);
+        kytos_json_add_lit(c, "destination", json_object_new_string(b->dpid));
+        kytos_json_add_lit(c, "xid", json_object_new_int64(bxid));
+        kytos_json_add_lit(c, "flow_xids", xids);
         xids = NULL;
         publish(ctx, ev_barrier, c, "msg_out");
     }

@@ -379,8 +379,8 @@ static struct json_object *reply(const char *dpid, struct json_object *xid)
 
     if (!c)
         return NULL;
-    json_object_object_add(c, "source", json_object_new_string(dpid));
-    json_object_object_add(c, "dpid", json_object_new_string(dpid));
+    kytos_json_add_lit(c, "source", json_object_new_string(dpid));
+    kytos_json_add_lit(c, "dpid", json_object_new_string(dpid));
     copy_into(c, "xid", xid);
     return c;
 }
