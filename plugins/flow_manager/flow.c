@@ -153,7 +153,9 @@ static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size
             }
             break;
         }
-        json_object_object_add(f->match, key, json_object_get(val));
+        /* the table's name, not the body's: a key json-c need not copy */
+        json_object_object_add_ex(f->match, match_fields[i].name, json_object_get(val),
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY);
     }
     return 0;
 }
@@ -205,7 +207,9 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
             json_object_put(d);
             return -1;
         }
-        json_object_object_add(d, field, json_object_get(v));
+        /* field is one of the literals above */
+        json_object_object_add_ex(d, field, json_object_get(v),
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY);
     } else if (strcmp(t, "push_vlan") == 0) {
         /* of_core packs any tag_type: 's' is 802.1ad, anything else 802.1Q */
         v = json_object_object_get(a, "tag_type");
@@ -411,8 +415,8 @@ int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err
     if (actions && !json_object_is_type(actions, json_type_null) &&
         !(json_object_is_type(actions, json_type_array) && json_object_array_length(actions) == 0)) {
         struct json_object *ins = json_object_new_object(), *acts = json_object_new_array();
-        json_object_object_add(ins, "instruction_type", json_object_new_string("apply_actions"));
-        json_object_object_add(ins, "actions", acts);
+        kytos_json_add_lit(ins, "instruction_type", json_object_new_string("apply_actions"));
+        kytos_json_add_lit(ins, "actions", acts);
         json_object_array_add(f->instructions, ins);
         if (parse_actions(actions, "flow, actions", acts, err, errlen) != 0)
             return -1;
