@@ -181,7 +181,15 @@ static int utf8_valid(const unsigned char *s, size_t n)
         size_t k;
         unsigned cp;
         if (c < 0x80) {
+            /* ASCII, the usual case: 8 bytes at a time */
+            uint64_t x;
             i++;
+            while (n - i >= 8) {
+                memcpy(&x, s + i, 8);
+                if (x & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
             continue;
         }
         if (c >= 0xc2 && c <= 0xdf) { k = 1; cp = c & 0x1f; }
