@@ -55,7 +55,7 @@ static const struct {
     {"api_max_connections", "4096"},
     {"api_per_ip_connection_limit", "1024"},
     {"api_connection_timeout", "60"},        /* idle keep-alive seconds */
-    {"api_connection_memory", "32768"},      /* request line + headers (MHD zeroes it per request) */
+    {"api_connection_memory", "16384"},      /* request line + headers (MHD zeroes it per request) */
     {"api_listen_backlog", "1024"},
     {"api_max_body", "8388608"},
     {"api_handler_timeout_ms", "30000"},

@@ -387,7 +387,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 32768),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 16384),
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
