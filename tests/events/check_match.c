@@ -2,6 +2,8 @@
  * whole name, POSIX ERE) and the per-name subscriber cache. */
 #include "check_tap.h"
 #include "host/event_match.h"
+#include "host/event_strmap.h"
+#include "host/event_util.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -157,6 +159,56 @@ START_TEST(cache_is_bounded)
 }
 END_TEST
 
+/* What a publish checks of a name, at every length and byte. */
+START_TEST(event_names)
+{
+    char name[300];
+
+    ck_assert_ptr_null(kh_event_name_invalid("kytos/flow_manager.flow.added"));
+    ck_assert_ptr_null(kh_event_name_invalid("!~"));
+    ck_assert_ptr_nonnull(kh_event_name_invalid(NULL));
+    ck_assert_ptr_nonnull(kh_event_name_invalid(""));
+    memset(name, 'a', sizeof name);
+    name[255] = '\0';
+    ck_assert_ptr_null(kh_event_name_invalid(name));
+    name[255] = 'a';
+    name[256] = '\0';
+    ck_assert_msg(kh_event_name_invalid(name) && strstr(kh_event_name_invalid(name), "255"), "256 bytes");
+    for (unsigned c = 1; c < 256; c++) {
+        int ok = c > 0x20 && c < 0x7f;
+        snprintf(name, sizeof name, "kytos/x%cy", (char)c);
+        ck_assert_msg((kh_event_name_invalid(name) == NULL) == ok, "byte 0x%02x", c);
+    }
+}
+END_TEST
+
+/* The maps find every key they hold, whatever its length (the hash reads
+ * 8 bytes at a time), and tell apart keys that differ in one byte. */
+START_TEST(strmap_keys)
+{
+    kh_strmap *m = kh_strmap_new();
+    char key[64];
+    static int vals[64];
+
+    ck_assert_ptr_nonnull(m);
+    for (int n = 1; n < 40; n++) {
+        memset(key, 'k', (size_t)n);
+        key[n] = '\0';
+        ck_assert_int_eq(kh_strmap_put(m, key, &vals[n], NULL), 0);
+    }
+    for (int n = 1; n < 40; n++) {
+        memset(key, 'k', (size_t)n);
+        key[n] = '\0';
+        ck_assert_ptr_eq(kh_strmap_get(m, key), &vals[n]);
+        key[n - 1] = 'j';
+        ck_assert_ptr_null(kh_strmap_get(m, key));
+    }
+    ck_assert_uint_ne(kh_strhash("abcdefgh1"), kh_strhash("abcdefgh2"));
+    ck_assert_uint_ne(kh_strhash("abcdefgh"), kh_strhash("abcdefgh\x01"));
+    kh_strmap_free(m, NULL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("event_match");
@@ -168,6 +220,8 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_patterns);
     tcase_add_test(tc, cache_hits_and_invalidation);
     tcase_add_test(tc, cache_is_bounded);
+    tcase_add_test(tc, event_names);
+    tcase_add_test(tc, strmap_keys);
     suite_add_tcase(s, tc);
     return s;
 }
