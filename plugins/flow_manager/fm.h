@@ -52,6 +52,10 @@ uint32_t fm_latest_get(struct fm_pending *p, const char *match_id);
  * was forgotten.  Else a newer write of the flow was queued meanwhile and
  * this FlowMod's confirmation is stale (the newer one's will do). */
 void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid);
+/* A write given generation gen was refused or failed: if it is still the
+ * latest, the id becomes unknown (its confirmations check the store), so an
+ * older write's confirmation is not taken for stale because of it. */
+void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen);
 
 /* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
  * op's id a fresh generation, under ctx->order; gens (n of them, or NULL)

@@ -131,12 +131,23 @@ void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from
         return;
     l = latest_slot(p, match_id);
     pthread_mutex_lock(&p->latest_lock);
-    if (strcmp(l->mid, match_id) != 0) {
-        memcpy(l->mid, match_id, 33);
+    /* a forgotten id stays unknown: a newer write may have been forgotten
+     * with it, so this FlowMod's confirmation goes to the store's check */
+    if (strcmp(l->mid, match_id) == 0 && l->gen == from)
         l->gen = xid;
-    } else if (l->gen == from) {
-        l->gen = xid;
-    }
+    pthread_mutex_unlock(&p->latest_lock);
+}
+
+void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
+{
+    struct latest *l;
+
+    if (!match_id || strlen(match_id) != 32)
+        return;
+    l = latest_slot(p, match_id);
+    pthread_mutex_lock(&p->latest_lock);
+    if (strcmp(l->mid, match_id) == 0 && l->gen == gen)
+        l->mid[0] = '\0';
     pthread_mutex_unlock(&p->latest_lock);
 }
 

@@ -147,17 +147,36 @@ int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n
     size_t k;
     int rc;
 
+    uint32_t first;
+
     pthread_mutex_lock(&ctx->order);
     /* a confirmation decided before now no longer applies (acks.c) */
+    first = atomic_fetch_add(&ctx->xid, (unsigned)n) + 1;
     for (k = 0; k < n; k++) {
-        uint32_t g = atomic_fetch_add(&ctx->xid, 1) + 1;
-        fm_latest_set(ctx->pending, ops[k].id, g);
+        fm_latest_set(ctx->pending, ops[k].id, first + (uint32_t)k);
         if (gens)
-            gens[k] = g;
+            gens[k] = first + (uint32_t)k;
     }
     rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, n, done, ud, err);
+    /* refused: nothing was written (the ids stay the caller's) */
+    for (k = 0; rc != KYTOS_OK && k < n; k++)
+        fm_latest_forget(ctx->pending, ops[k].id, first + (uint32_t)k);
     pthread_mutex_unlock(&ctx->order);
     return rc;
+}
+
+/* The adds' store write failed: their generations must not make an older
+ * add's confirmation stale (see fm_latest_forget). */
+static void forget_adds(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const uint32_t *gens)
+{
+    size_t i, j, k = 0;
+
+    for (i = 0; gens && i < nb; i++)
+        for (j = 0; j < bs[i].n; j++, k++) {
+            char mid[33], fid[33];
+            fm_flow_ids(&bs[i].flows[j], bs[i].dpid, mid, fid);
+            fm_latest_forget(ctx->pending, mid, gens[k]);
+        }
 }
 
 struct waiter {
@@ -219,6 +238,7 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
     free(ops);
     free(ids);
     if (rc != KYTOS_OK) {
+        forget_adds(ctx, bs, nb, gens);
         kytos_log(ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s", err.message);
         set_error(res, 500, "Failed to store flows", &err);
         return -1;
@@ -474,6 +494,7 @@ static void add_done(void *ud, int rc, const struct kytos_error *err)
 
     result_init(&res);
     if (rc != KYTOS_OK) {
+        forget_adds(j->ctx, j->a.batches, j->a.nb, j->gens);
         kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "storing flows failed: %s",
                   err ? err->message : "?");
         set_error(&res, rc == KYTOS_EFULL ? 503 : 500, "Failed to store flows", err);

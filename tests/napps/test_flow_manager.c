@@ -142,11 +142,29 @@ START_TEST(post_202_stores_with_kytos_ids_and_gets_installed)
     ck_assert(json_object_object_get_ex(doc, "inserted_at", NULL));
     kytos_test_resp_free(s);
 
-    /* the same match again overwrites the same document */
+    /* the same match again overwrites the same document, confirmed again */
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     list = stored("?dpid=" S1, S1, &s);
     ck_assert_uint_eq(json_object_array_length(list), 1);
+    ck_assert_str_eq(field(json_object_array_get_idx(list, 0), "state"), "installed");
+    kytos_test_resp_free(s);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 2);
+
+    /* one flow twice in one request: two FlowMods, one document, and only
+     * the later write is confirmed (the earlier one's confirmation is stale) */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"force\":true,\"flows\":[{\"priority\":10,\"match\":{\"in_port\":1,"
+                                "\"dl_vlan\":100},\"actions\":[{\"action_type\":\"output\",\"port\":1}]},"
+                                "{\"priority\":10,\"match\":{\"in_port\":1,\"dl_vlan\":100},\"actions\":"
+                                "[{\"action_type\":\"output\",\"port\":1}]}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"), 4);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 3);
+    list = stored("?dpid=" S1, S1, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    ck_assert_str_eq(field(json_object_array_get_idx(list, 0), "state"), "installed");
     kytos_test_resp_free(s);
 }
 END_TEST
