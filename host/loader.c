@@ -21,6 +21,7 @@
 /* A vetted, dlopen'd file that has not run init yet. */
 struct candidate {
     char *file;
+    char *dlpath;             /* the name dlopen was given (the private copy's) */
     void *dl;
     const struct kytos_napp_desc *desc;
     char id[130];
@@ -291,17 +292,15 @@ static int open_candidate(kh_host *h, const char *file, struct candidate *c, cha
         kh_log(LOGGER, KH_WARNING, "%s: cannot make a private copy (%s); loading in place", file,
                strerror(errno));
     dlerror();
-    /* RTLD_NODELETE: a NApp unloaded or replaced stays mapped (dlclose
-     * only drops our handle), so what its code left behind -- a json-c
-     * object keyed by one of its string literals (kytos_json_add_lit), a
-     * content still queued somewhere -- never points into unmapped memory.
-     * The cost is the old copy's pages at each replacement. */
-    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL);
+    c->dlpath = strdup(copied ? copy : file);
     if (copied)
         unlink(copy);   /* the mapping stays valid */
     if (!c->dl) {
         const char *e = dlerror();
         snprintf(err, errlen, "cannot load: %s", e ? e : "dlopen failed");
+        free(c->dlpath);
+        c->dlpath = NULL;
         return -1;
     }
     d = dlsym(c->dl, "kytos_napp_desc");
@@ -344,6 +343,8 @@ static int open_candidate(kh_host *h, const char *file, struct candidate *c, cha
 fail:
     dlclose(c->dl);
     c->dl = NULL;
+    free(c->dlpath);
+    c->dlpath = NULL;
     return -1;
 }
 
@@ -352,7 +353,26 @@ static void candidate_close(struct candidate *c)
     if (c->dl)
         dlclose(c->dl);
     free(c->file);
+    free(c->dlpath);
     memset(c, 0, sizeof *c);
+}
+
+/* Once a NApp's code is about to run (its init), its file stays mapped for
+ * good, unloaded or replaced (RTLD_NODELETE, set on the loaded object by
+ * name: glibc finds it even though the private copy is unlinked).  So what
+ * its code left behind -- a json-c object keyed by one of its string
+ * literals (kytos_json_add_lit), a content still queued somewhere -- never
+ * points into unmapped memory.  The cost: the pages of each replaced
+ * version.  Files refused before init are closed as before. */
+static void pin_mapping(const struct candidate *c)
+{
+    void *pin = c->dlpath ? dlopen(c->dlpath, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE)
+                          : NULL;
+    if (pin)
+        dlclose(pin);   /* the flag stays on the object */
+    else
+        kh_log(LOGGER, KH_WARNING, "%s: cannot keep its code mapped after an unload: %s", c->id,
+               dlerror() ? "dlopen(RTLD_NOLOAD) failed" : "?");
 }
 
 /* ---- registry helpers (reg_mu held by callers where noted) ---- */
@@ -429,6 +449,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         napp_destroy(n);
         return KYTOS_EINVAL;
     }
+    pin_mapping(c);
     n->in_init = 1;
     rc = n->desc->init(n, kh_host_api(), &errmsg);
     n->in_init = 0;

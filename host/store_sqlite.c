@@ -1504,7 +1504,8 @@ static size_t merge_run(struct sq_store *s, struct kh_async_write *first, int *l
     int found, created = 0, rc;
 
     *lost = 0;
-    if (!first->next || !merge_fits(first, first->next) || has_unique(s, first->coll) ||
+    if (!merge_fits(first, first) || !first->next || !merge_fits(first, first->next) ||
+        has_unique(s, first->coll) ||
         sq_exec(&s->writer, "SAVEPOINT kh_m", &e) < 0)
         return 0;
     if (load_text(s, first->coll, first->ops[0].id, cur, &found, &e) < 0)

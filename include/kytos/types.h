@@ -14,12 +14,13 @@
 
 /* obj[key] = val for a key that is a string literal and new in obj: json-c
  * keeps the pointer instead of a copy and skips its duplicate lookup (the
- * "" makes anything but a literal a compile error).  Safe in a NApp: the
- * host never unmaps a NApp's file, even once unloaded or replaced, so the
- * literal outlives every object that names it. */
+ * "" makes anything but a literal a compile error).  Safe in a NApp: once
+ * its init has run, the host never unmaps its file, even when it is
+ * unloaded or replaced, so the literal outlives every object naming it.
+ * (A copy of such an object, json_object_deep_copy, copies the key.) */
 #define kytos_json_add_lit(obj, key, val)                                                    \
     json_object_object_add_ex((obj), "" key, (val),                                          \
-                              JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
+                              JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT)
 
 typedef struct kytos_napp kytos_napp;         /* one loaded NApp */
 typedef struct kytos_req kytos_req;           /* one HTTP request (or kytos_call) */

@@ -155,7 +155,7 @@ static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size
         }
         /* the table's name, not the body's: a key json-c need not copy */
         json_object_object_add_ex(f->match, match_fields[i].name, json_object_get(val),
-                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY);
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
     }
     return 0;
 }
@@ -209,7 +209,7 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
         }
         /* field is one of the literals above */
         json_object_object_add_ex(d, field, json_object_get(v),
-                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY);
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
     } else if (strcmp(t, "push_vlan") == 0) {
         /* of_core packs any tag_type: 's' is 802.1ad, anything else 802.1Q */
         v = json_object_object_get(a, "tag_type");

@@ -201,6 +201,16 @@ def loader():
              "a second file with the same NApp is refused", state_of("hello_copy.so"))
         k.remove("hello.so")
         t.ok(k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 404, 3), "removed NApp's routes go away")
+
+        # a NApp whose init ran stays mapped once replaced or removed (its
+        # literals may key objects still around); files refused before init do not
+        def mapped(suffix):
+            with open("/proc/%d/maps" % k.proc.pid) as f:
+                return {ln.split(None, 5)[5].replace(" (deleted)", "").strip() for ln in f
+                        if len(ln.split(None, 5)) == 6 and ln.rstrip().replace(" (deleted)", "").endswith(suffix)}
+        t.ok(len(mapped(".hello.so")) >= 2, "replaced and removed versions stay mapped", sorted(mapped(".hello.so")))
+        t.ok(not mapped("badsig.so") and not mapped("abi9.so") and not mapped("hello_copy.so"),
+             "files refused before init are unmapped", sorted(mapped("badsig.so") | mapped("hello_copy.so")))
     finally:
         rc = k.stop()
         t.ok(rc == 0, "clean exit", k.logtext())

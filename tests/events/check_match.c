@@ -205,6 +205,17 @@ START_TEST(strmap_keys)
     }
     ck_assert_uint_ne(kh_strhash("abcdefgh1"), kh_strhash("abcdefgh2"));
     ck_assert_uint_ne(kh_strhash("abcdefgh"), kh_strhash("abcdefgh\x01"));
+    /* every byte of a full 8-byte block counts, and where the key sits in
+     * memory does not */
+    for (int i = 0; i < 16; i++) {
+        char a[32], bb[40];
+        memset(a, 'q', 24);
+        a[24] = '\0';
+        memcpy(bb + 3, a, 25);
+        ck_assert_uint_eq(kh_strhash(a), kh_strhash(bb + 3));
+        a[i] = 'r';
+        ck_assert_msg(kh_strhash(a) != kh_strhash(bb + 3), "byte %d", i);
+    }
     kh_strmap_free(m, NULL);
 }
 END_TEST

@@ -318,7 +318,7 @@ START_TEST(queued_patches_merge)
     struct kh_store_opts o = {.data_dir = NULL};
     struct kh_store_backend *b = NULL;
     struct kytos_error e = {0};
-    struct kh_async_write *w[16];
+    struct kh_async_write *w[24];
     struct json_object *bad;
     int n = 0, k;
 
@@ -326,6 +326,14 @@ START_TEST(queued_patches_merge)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     o.data_dir = dir;
     ck_assert_msg(kh_store_sqlite_open(&b, &o, &e) == 0, "%s", e.message);
+    {
+        struct json_object *d = json_tokener_parse("{\"v\": -1, \"keep\": true}"),
+                           *keys = json_tokener_parse("{\"tags\": 1}");
+        ck_assert_int_eq(b->ops->put(b, "m", "f", d, 0, &e), 0);
+        ck_assert_int_eq(b->ops->index(b, "m", "tags", keys, 0, &e), 0);
+        json_object_put(d);
+        json_object_put(keys);
+    }
     /* f exists: three patches, one that fails alone (a value that is not
      * UTF-8), one that needs the general path (through an array), one more */
     w[n++] = qset("f", "{\"$set\": {\"v\": 0, \"n\": \"x\", \"arr\": [{\"a\": 1}]}}", KYTOS_STORE_UPSERT);
@@ -341,6 +349,16 @@ START_TEST(queued_patches_merge)
     w[n++] = qset("g", "{\"$set\": {\"s\": \"pending\"}, \"$setOnInsert\": {\"at\": 1}}", KYTOS_STORE_UPSERT);
     w[n++] = qset("g", "{\"$set\": {\"s\": \"installed\"}, \"$setOnInsert\": {\"at\": 2}}", KYTOS_STORE_UPSERT);
     w[n++] = qset("g", "{\"$set\": {\"s\": \"pending\"}, \"$setOnInsert\": {\"at\": 3}}", KYTOS_STORE_UPSERT);
+    /* a put after a merged run gets its own text */
+    w[n] = qset("p", "{}", 0);
+    w[n]->ops[0].op = KYTOS_WRITE_PUT;
+    json_object_put(w[n]->ops[0].doc);
+    w[n++]->ops[0].doc = json_tokener_parse("{\"x\": 1}");
+    /* an array on an indexed path ends a run: the general path marks the
+     * index multikey */
+    w[n++] = qset("t", "{\"$set\": {\"tags\": \"a\"}}", KYTOS_STORE_UPSERT);
+    w[n++] = qset("t", "{\"$set\": {\"tags\": [\"x\", \"y\"]}}", 0);
+    w[n++] = qset("t", "{\"$set\": {\"v\": 1}}", 0);
     /* h is missing and nobody upserts it: both fail, nothing is created */
     w[n++] = qset("h", "{\"$set\": {\"v\": 1}}", 0);
     w[n++] = qset("h", "{\"$set\": {\"v\": 2}}", 0);
@@ -348,16 +366,19 @@ START_TEST(queued_patches_merge)
         w[k]->next = w[k + 1];
     kh_store_sqlite_bulk_batch(b, w[0]);
     for (k = 0; k < n; k++) {
-        int want = k == 2 ? KYTOS_EINVAL : k >= 9 ? KYTOS_ENOTFOUND : 0;
+        int want = k == 2 ? KYTOS_EINVAL : k >= 13 ? KYTOS_ENOTFOUND : 0;
         ck_assert_msg(w[k]->rc == want, "write %d: %d (%s)", k, w[k]->rc, w[k]->err.message);
     }
     ck_assert_msg(strstr(w[2]->err.message, "UTF-8") != NULL, "%s", w[2]->err.message);
-    ck_assert_msg(strstr(w[9]->err.message, "'h'") != NULL, "%s", w[9]->err.message);
-    EXPECT_DOC(b, "f", "{\"_id\":\"f\",\"v\":3,\"arr\":[{\"a\":5}],\"o\":{\"p\":true},\"w\":2}");
+    ck_assert_msg(strstr(w[13]->err.message, "'h'") != NULL, "%s", w[13]->err.message);
+    EXPECT_DOC(b, "f", "{\"_id\":\"f\",\"v\":3,\"keep\":true,\"arr\":[{\"a\":5}],\"o\":{\"p\":true},\"w\":2}");
     EXPECT_DOC(b, "g", "{\"_id\":\"g\",\"s\":\"pending\",\"at\":1}");
+    EXPECT_DOC(b, "p", "{\"_id\":\"p\",\"x\":1}");
+    EXPECT_DOC(b, "t", "{\"_id\":\"t\",\"tags\":[\"x\",\"y\"],\"v\":1}");
     EXPECT_DOC(b, "h", "-");
     /* f's run: 0,1,3 in one write (2 failed; 4 took the general path), then
-     * 4 alone and 5 alone (one write is no run); g: 3 writes in one */
+     * 4 alone and 5 alone (one write is no run); g: 3 writes in one; t: the
+     * array ends the run after its first write, the rest go alone */
     ck_assert_int_eq(merged_count(b), 2 + 2);
     for (k = 0; k < n; k++)
         kh_store_async_free(w[k]);
@@ -367,6 +388,8 @@ START_TEST(queued_patches_merge)
         struct json_object *keys = json_tokener_parse("{\"k\": 1}");
         ck_assert_int_eq(b->ops->del(b, "m", "f", &e), 0);   /* (no two docs without k) */
         ck_assert_int_eq(b->ops->del(b, "m", "g", &e), 0);
+        ck_assert_int_eq(b->ops->del(b, "m", "p", &e), 0);
+        ck_assert_int_eq(b->ops->del(b, "m", "t", &e), 0);
         ck_assert_int_eq(b->ops->index(b, "m", "k", keys, KYTOS_STORE_UNIQUE, &e), 0);
         json_object_put(keys);
     }
