@@ -430,6 +430,7 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
     int priority = 0, timeout_ms = 0, rc;
     kh_buffer *buf;
     struct kh_ev *e;
+    struct kh_match *m = NULL;
 
     if (!b) {
         rc = KYTOS_EINVAL;
@@ -468,36 +469,36 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
         rc = KYTOS_EUNAVAIL;
         goto refused;
     }
-    if (!b->observer) {
-        /* nobody listens (flow_manager's flow.pending and flow.added, say):
-         * dispatch would drop it; skip the copy, the queue and a thread
-         * wake.  Only names dispatch has already matched (and cached). */
-        if (kh_subtab_known_none(b->subs, name)) {
-            atomic_fetch_add(&b->published, 1);
-            rc = 0;
-            goto refused;
-        }
+    /* direct delivery is possible (not before the bus runs: events
+     * published during the NApps' init wait, like the buffered ones, until
+     * every NApp has started): one lookup answers both questions below */
+    if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX &&
+        atomic_load(&b->state) == BUS_RUNNING)
+        m = kh_subtab_match(b->subs, name);
+    /* nobody listens (flow_manager's flow.pending and flow.added, say):
+     * dispatch would drop it; skip the copy, the queue and a thread wake.
+     * Without m, only names dispatch has already matched (and cached). */
+    if (!b->observer && (m ? m->n == 0 : kh_subtab_known_none(b->subs, name))) {
+        atomic_fetch_add(&b->published, 1);
+        rc = 0;
+        goto refused;
     }
     if (give) {
         copy = content;
         content = NULL;
     } else if (content && json_object_deep_copy(content, &copy, NULL) != 0) {
         json_object_put(copy);
-        return KYTOS_ENOMEM;
-    }
-    /* not before the bus runs: events published during the NApps' init
-     * wait, like the buffered ones, until every NApp has started */
-    if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX &&
-        atomic_load(&b->state) == BUS_RUNNING) {
-        struct kh_match *m = kh_subtab_match(b->subs, name);
-        if (m && all_direct(m)) {
-            rc = publish_direct(b, m, name, copy, priority);
-            kh_match_unref(m);
-            return rc;
-        }
         if (m)
             kh_match_unref(m);
+        return KYTOS_ENOMEM;
     }
+    if (m && all_direct(m)) {
+        rc = publish_direct(b, m, name, copy, priority);
+        kh_match_unref(m);
+        return rc;
+    }
+    if (m)
+        kh_match_unref(m);
     if (!(e = kh_ev_new(name, copy, priority)))
         return KYTOS_ENOMEM;   /* (kh_ev_new put copy) */
     rc = enqueue(b, buf, e, timeout_ms, 1);
@@ -505,6 +506,8 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
         kh_ev_unref(e);
     return rc;
 refused:
+    if (m)
+        kh_match_unref(m);
     if (give)
         json_object_put(content);
     return rc;

@@ -15,6 +15,17 @@
 #define EV_CONFIRM "kytos/flow_manager.internal.confirm"
 #define EV_ERROR_JOB "kytos/flow_manager.internal.error"
 
+/* Publish content, built for this event alone, without the host's copy;
+ * timeout_ms 0 where the caller must never wait (a "direct" handler, the
+ * store's writer thread). */
+static int give(kytos_napp *napp, const char *name, struct json_object *content, int timeout_ms)
+{
+    return kytos_event_publish_give(napp, name, content,
+                                    &(struct kytos_pub_opts){
+                                        .struct_size = sizeof(struct kytos_pub_opts),
+                                        .timeout_ms = timeout_ms});
+}
+
 /* The dpid an event names ("dpid", "switch", "source", "destination",
  * as a string or an object with "dpid"/"id"). */
 static const char *ev_dpid(struct json_object *c)
@@ -96,10 +107,7 @@ static void publish_added(struct confirm_job *j)
         if (!j->it[i].ev)
             continue;
         /* on the store's writer thread: never wait for room */
-        if (kytos_event_publish_give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev,
-                                     &(struct kytos_pub_opts){
-                                         .struct_size = sizeof(struct kytos_pub_opts),
-                                         .timeout_ms = 0}) != KYTOS_OK)
+        if (give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev, 0) != KYTOS_OK)
             kytos_log(j->ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: buffer full");
         j->it[i].ev = NULL;
     }
@@ -338,10 +346,7 @@ static int on_barrier_reply(kytos_napp *napp, const kytos_event *ev, void *ud)
         struct json_object *job = json_object_new_object();
         json_object_object_add(job, "dpid", json_object_new_string(dpid));
         json_object_object_add(job, "recs", adds);
-        if (kytos_event_publish_give(ctx->napp, EV_CONFIRM, job,
-                                     &(struct kytos_pub_opts){
-                                         .struct_size = sizeof(struct kytos_pub_opts),
-                                         .timeout_ms = 0}) != KYTOS_OK)
+        if (give(ctx->napp, EV_CONFIRM, job, 0) != KYTOS_OK)
             kytos_log(ctx->napp, KYTOS_LOG_ERROR, "confirming flows of %s: queue full, they stay "
                       "pending until the next flow stats", dpid);
         return KYTOS_OK;
@@ -488,10 +493,7 @@ static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
     json_object_object_add(job, "error_type", copy_of(c, "error_type"));
     json_object_object_add(job, "error_code", copy_of(c, "error_code"));
     json_object_object_add(job, "flow", copy_of(c, "flow"));
-    if (kytos_event_publish_give(napp, EV_ERROR_JOB, job,
-                                 &(struct kytos_pub_opts){
-                                     .struct_size = sizeof(struct kytos_pub_opts),
-                                     .timeout_ms = 0}) != KYTOS_OK)
+    if (give(napp, EV_ERROR_JOB, job, 0) != KYTOS_OK)
         kytos_log(napp, KYTOS_LOG_ERROR, "%s refused flow %s (xid %u): queue full, not handled",
                   s.dpid, s.flow_id, (unsigned)s.xid);
     return KYTOS_OK;
@@ -525,9 +527,7 @@ static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
         strcmp(sfid, fid) == 0 && kytos_store_delete(napp, FM_COLL, mid, &err) != KYTOS_OK)
         kytos_log(napp, KYTOS_LOG_ERROR, "deleting refused flow %s failed: %s", fid, err.message);
     json_object_put(doc);
-    kytos_event_publish_give(napp, ev_error, out,
-                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                      .timeout_ms = 2000});
+    give(napp, ev_error, out, 2000);
     return KYTOS_OK;
 }
 
@@ -545,9 +545,7 @@ static int on_connection_error(kytos_napp *napp, const kytos_event *ev, void *ud
         return KYTOS_OK;
     out = error_content(ctx, &s, c);
     json_object_object_add(out, "error_exception", copy_of(c, "exception"));
-    kytos_event_publish_give(napp, ev_error, out,
-                             &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                      .timeout_ms = 2000});
+    give(napp, ev_error, out, 2000);
     return KYTOS_OK;
 }
 

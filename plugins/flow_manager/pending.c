@@ -86,23 +86,31 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
     return flows;
 }
 
-/* md5 hex is uniform: its first 8 digits index the table. */
-static struct latest *latest_slot(struct fm_pending *p, const char *mid)
-{
-    return &p->lt[strtoul((char[9]){mid[0], mid[1], mid[2], mid[3], mid[4], mid[5], mid[6],
-                                    mid[7], '\0'},
-                          NULL, 16) %
-                  LATEST];
-}
-
-void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
+/* match_id's slot, with latest_lock held (md5 hex is uniform: its first 8
+ * digits index the table); NULL, nothing held, for a malformed id.  *same:
+ * the slot holds match_id (else another id, or none). */
+static struct latest *latest_locked(struct fm_pending *p, const char *match_id, int *same)
 {
     struct latest *l;
 
     if (!match_id || strlen(match_id) != 32)
-        return;
-    l = latest_slot(p, match_id);
+        return NULL;
+    l = &p->lt[strtoul((char[9]){match_id[0], match_id[1], match_id[2], match_id[3], match_id[4],
+                                 match_id[5], match_id[6], match_id[7], '\0'},
+                       NULL, 16) %
+               LATEST];
     pthread_mutex_lock(&p->latest_lock);
+    *same = strcmp(l->mid, match_id) == 0;
+    return l;
+}
+
+void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
+{
+    int same;
+    struct latest *l = latest_locked(p, match_id, &same);
+
+    if (!l)
+        return;
     memcpy(l->mid, match_id, 33);
     l->gen = gen;
     pthread_mutex_unlock(&p->latest_lock);
@@ -110,60 +118,51 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
 
 uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
 {
-    struct latest *l;
-    uint32_t gen = 0;
+    int same;
+    struct latest *l = latest_locked(p, match_id, &same);
+    uint32_t gen;
 
-    if (!match_id || strlen(match_id) != 32)
+    if (!l)
         return 0;
-    l = latest_slot(p, match_id);
-    pthread_mutex_lock(&p->latest_lock);
-    if (strcmp(l->mid, match_id) == 0)
-        gen = l->gen;
+    gen = same ? l->gen : 0;
     pthread_mutex_unlock(&p->latest_lock);
     return gen;
 }
 
 void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid)
 {
-    struct latest *l;
+    int same;
+    struct latest *l = latest_locked(p, match_id, &same);
 
-    if (!match_id || strlen(match_id) != 32)
+    if (!l)
         return;
-    l = latest_slot(p, match_id);
-    pthread_mutex_lock(&p->latest_lock);
     /* a forgotten id stays unknown: a newer write may have been forgotten
      * with it, so this FlowMod's confirmation goes to the store's check */
-    if (strcmp(l->mid, match_id) == 0 && l->gen == from)
+    if (same && l->gen == from)
         l->gen = xid;
     pthread_mutex_unlock(&p->latest_lock);
 }
 
 void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
-    struct latest *l;
+    int same;
+    struct latest *l = latest_locked(p, match_id, &same);
 
-    if (!match_id || strlen(match_id) != 32)
+    if (!l)
         return;
-    l = latest_slot(p, match_id);
-    pthread_mutex_lock(&p->latest_lock);
-    if (strcmp(l->mid, match_id) == 0 && l->gen == gen)
+    if (same && l->gen == gen)
         l->mid[0] = '\0';
     pthread_mutex_unlock(&p->latest_lock);
 }
 
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
-    struct latest *l;
-    int rc;
+    int same, rc;
+    struct latest *l = latest_locked(p, match_id, &same);
 
-    if (!match_id || strlen(match_id) != 32)
+    if (!l)
         return -1;
-    l = latest_slot(p, match_id);
-    pthread_mutex_lock(&p->latest_lock);
-    if (strcmp(l->mid, match_id) != 0)
-        rc = -1;
-    else
-        rc = l->gen == gen;
+    rc = same ? l->gen == gen : -1;
     pthread_mutex_unlock(&p->latest_lock);
     return rc;
 }
