@@ -166,6 +166,8 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
     }
     s->async = kh_store_async_new(s->b, !strcmp(backend, "sqlite") ? kh_store_sqlite_bulk_batch : NULL,
                                   4096, count_async, s);
+    if (s->async && !strcmp(backend, "sqlite"))
+        kh_store_async_allow_claims(s->async);
     if (!s->async) {
         s->b->ops->close(s->b);
         pthread_mutex_destroy(&s->hmu);

@@ -40,6 +40,15 @@ struct json_object *kh_store_status(kh_store *s);
 /* Wait until every kytos_store_bulk_async write queued so far was
  * committed and its callback ran (tests): 0 or KYTOS_ETIMEDOUT. */
 int kh_store_async_wait(kh_store *s, int timeout_ms);
+/* Claims (store_async.c): while allowed on this thread, a write it submits
+ * while the writer sleeps and nothing is queued is committed by this
+ * thread, with its callback, at kh_store_claims_run() instead of by the
+ * writer.  For inline handlers on the I/O thread, which never wait;
+ * before waiting for anything, release gives a pending claim back to the
+ * writer.  allow returns the previous setting. */
+int kh_store_claims_allow(int on);
+void kh_store_claims_release(void);
+void kh_store_claims_run(void);
 /* kytos_store_bulk_async writes queued since the store opened. */
 uint64_t kh_store_async_count(kh_store *s);
 

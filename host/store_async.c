@@ -10,7 +10,19 @@
  * and the writes of this queue keep their order among themselves.
  *
  * Bounded: past max_queued writes, submit says KYTOS_EFULL at once (the
- * caller answers 503) instead of letting the queue and the latency grow. */
+ * caller answers 503) instead of letting the queue and the latency grow.
+ *
+ * Claims: a write submitted from an inline HTTP handler (the I/O thread,
+ * kh_store_claims_allow) that finds the writer asleep and nothing queued
+ * does not wake it: the queue is "claimed", and that thread runs the
+ * batch itself once its handler has returned (kh_store_claims_run), the
+ * callbacks included, so the answer goes out at once, without waking the
+ * writer for the commit and the I/O thread again for the answer (two
+ * thread switches per request at light load, the most of its latency on
+ * a busy or paravirtualised core).  Writes queued meanwhile by other
+ * threads wait behind it, in order; the writer takes over whatever is
+ * left.  The caller allows claims only at light load (dispatch.c): under
+ * load the writer batches as before. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +42,18 @@ struct kh_store_async {
     size_t queued, max;
     int started, stopping, running;
     int sleeping;             /* the writer waits on cv (else it looks at the queue before it does) */
+    int claims_ok;            /* commits are quick enough for the I/O thread */
+    int claimed;              /* a thread will run the next batch (see above) */
+    int claim_running;        /* and runs it now */
+    uint64_t claim_gen;       /* which claim: one taken back is not run twice */
     pthread_t th;
-    atomic_uint_fast64_t batches, writes, submitted;
+    atomic_uint_fast64_t batches, writes, submitted, claimed_batches;
 };
+
+/* This thread's claims (see the top of the file). */
+static _Thread_local int tl_may_claim;
+static _Thread_local struct kh_store_async *tl_claim;
+static _Thread_local uint64_t tl_claim_gen;
 
 void kh_store_async_free(struct kh_async_write *w)
 {
@@ -77,16 +98,33 @@ static void run_batch(struct kh_store_async *a, struct kh_async_write *list)
     }
 }
 
+/* The next batch off the queue (a->mu held, a->head set). */
+static struct kh_async_write *take_batch(struct kh_store_async *a)
+{
+    struct kh_async_write *list = a->head, *last = list;
+    size_t n = 1;
+
+    while (last->next && n < ASYNC_BATCH_MAX) {
+        last = last->next;
+        n++;
+    }
+    a->head = last->next;
+    if (!a->head)
+        a->tail = &a->head;
+    last->next = NULL;
+    a->queued -= n;
+    return list;
+}
+
 static void *writer_main(void *p)
 {
     struct kh_store_async *a = p;
 
     pthread_mutex_lock(&a->mu);
     for (;;) {
-        struct kh_async_write *list, *last;
-        size_t n = 1;
+        struct kh_async_write *list;
 
-        while (!a->head && !a->stopping) {
+        while (((!a->head || a->claimed) && !a->stopping) || a->claim_running) {
             if (a->running) {
                 a->running = 0;
                 pthread_cond_broadcast(&a->idle_cv);
@@ -97,16 +135,8 @@ static void *writer_main(void *p)
         }
         if (!a->head)
             break;   /* stopping and drained */
-        list = last = a->head;
-        while (last->next && n < ASYNC_BATCH_MAX) {
-            last = last->next;
-            n++;
-        }
-        a->head = last->next;
-        if (!a->head)
-            a->tail = &a->head;
-        last->next = NULL;
-        a->queued -= n;
+        a->claimed = 0;   /* stopping: a claim not run yet is ours now */
+        list = take_batch(a);
         a->running = 1;
         pthread_mutex_unlock(&a->mu);
         run_batch(a, list);
@@ -140,7 +170,7 @@ struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_b
 
 int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, struct kytos_error *err)
 {
-    int rc = 0;
+    int rc = 0, wake = 0;
 
     w->next = NULL;
     pthread_mutex_lock(&a->mu);
@@ -178,13 +208,99 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
          * a sleeping one is woken, once: no futex call per write while it
          * works (on one core, each wake-up could also let it preempt a
          * caller that holds its own locks) */
-        if (a->sleeping) {
-            a->sleeping = 0;
-            pthread_cond_signal(&a->cv);
+        if (a->sleeping && !a->claimed) {
+            if (tl_may_claim && a->claims_ok && !tl_claim && a->queued == 1) {
+                a->claimed = 1;
+                tl_claim = a;
+                tl_claim_gen = ++a->claim_gen;
+            } else {
+                a->sleeping = 0;
+                wake = 1;
+            }
         }
     }
     pthread_mutex_unlock(&a->mu);
+    if (wake)   /* after the unlock: the writer does not wake into our lock */
+        pthread_cond_signal(&a->cv);
     return rc;
+}
+
+void kh_store_async_allow_claims(struct kh_store_async *a)
+{
+    a->claims_ok = 1;
+}
+
+/* Give this thread's claim back to the writer (a->mu held): it runs the
+ * batch.  True when the writer is to be signalled (after the unlock). */
+static int unclaim_locked(struct kh_store_async *a, uint64_t gen)
+{
+    if (!a->claimed || a->claim_gen != gen)
+        return 0;
+    a->claimed = 0;
+    if (a->head && a->sleeping) {
+        a->sleeping = 0;
+        return 1;
+    }
+    return 0;
+}
+
+int kh_store_claims_allow(int on)
+{
+    int prev = tl_may_claim;
+
+    tl_may_claim = on;
+    return prev;
+}
+
+void kh_store_claims_release(void)
+{
+    struct kh_store_async *a = tl_claim;
+    int wake;
+
+    if (!a)
+        return;
+    tl_claim = NULL;
+    pthread_mutex_lock(&a->mu);
+    wake = unclaim_locked(a, tl_claim_gen);
+    pthread_mutex_unlock(&a->mu);
+    if (wake)
+        pthread_cond_signal(&a->cv);
+}
+
+void kh_store_claims_run(void)
+{
+    struct kh_store_async *a = tl_claim;
+    struct kh_async_write *list;
+    int wake;
+
+    if (!a)
+        return;
+    tl_claim = NULL;
+    pthread_mutex_lock(&a->mu);
+    if (!a->claimed || a->claim_gen != tl_claim_gen || !a->head) {
+        /* taken back (the queue is closing): the writer has it */
+        wake = unclaim_locked(a, tl_claim_gen);
+        pthread_mutex_unlock(&a->mu);
+        if (wake)
+            pthread_cond_signal(&a->cv);
+        return;
+    }
+    list = take_batch(a);
+    a->claim_running = 1;
+    pthread_mutex_unlock(&a->mu);
+    atomic_fetch_add_explicit(&a->claimed_batches, 1, memory_order_relaxed);
+    run_batch(a, list);
+    pthread_mutex_lock(&a->mu);
+    a->claim_running = 0;
+    a->claimed = 0;
+    wake = (a->head || a->stopping) && a->sleeping;
+    if (wake)
+        a->sleeping = 0;
+    if (!a->head)
+        pthread_cond_broadcast(&a->idle_cv);
+    pthread_mutex_unlock(&a->mu);
+    if (wake)
+        pthread_cond_signal(&a->cv);
 }
 
 void kh_store_async_close(struct kh_store_async *a)
@@ -223,9 +339,9 @@ int kh_store_async_idle(struct kh_store_async *a, int timeout_ms)
         ts.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&a->mu);
-    while ((a->head || a->running) && rc == 0)
+    while ((a->head || a->running || a->claim_running) && rc == 0)
         rc = pthread_cond_timedwait(&a->idle_cv, &a->mu, &ts);
-    rc = (a->head || a->running) ? KYTOS_ETIMEDOUT : 0;
+    rc = (a->head || a->running || a->claim_running) ? KYTOS_ETIMEDOUT : 0;
     pthread_mutex_unlock(&a->mu);
     return rc;
 }
@@ -244,5 +360,7 @@ void kh_store_async_status(struct kh_store_async *a, struct json_object *st)
     json_object_object_add(o, "max", json_object_new_int64((int64_t)a->max));
     json_object_object_add(o, "batches", json_object_new_int64((int64_t)atomic_load(&a->batches)));
     json_object_object_add(o, "writes", json_object_new_int64((int64_t)atomic_load(&a->writes)));
+    json_object_object_add(o, "claimed_batches",
+                           json_object_new_int64((int64_t)atomic_load(&a->claimed_batches)));
     json_object_object_add(st, "async", o);
 }

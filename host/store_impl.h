@@ -77,6 +77,9 @@ struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_b
 /* 0 queued (w is the writer's now), KYTOS_EFULL, KYTOS_EUNAVAIL, KYTOS_ENOMEM. */
 int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, struct kytos_error *err);
 void kh_store_async_free(struct kh_async_write *w);
+/* Let inline handlers' threads run batches (kh_store_claims_allow): for
+ * backends whose commit is quick and local (the embedded store). */
+void kh_store_async_allow_claims(struct kh_store_async *a);
 /* Runs every queued write, then stops the thread. */
 void kh_store_async_close(struct kh_store_async *a);
 /* Wait until nothing is queued and no batch (nor its callbacks) runs:

@@ -44,6 +44,7 @@
 #include "store_impl.h"
 
 #define SQ_SCHEMA_VERSION 1
+#define SQ_SCHEMA_VERSION_SQL "1"   /* the same, for SQL text */
 #define SQ_CACHE 64                    /* prepared statements per connection */
 #define SQ_READERS_DEFAULT 4
 #define SQ_READERS_MAX 64
@@ -106,7 +107,9 @@ struct sq_store {
     pthread_mutex_t cmu;
     pthread_cond_t ccv;
     int ckpt_wanted, ckpt_stop;
-    atomic_uint_fast64_t checkpoints;
+    atomic_uint_fast64_t checkpoints, wal_restarts;
+    atomic_uint_fast64_t wal_commits;   /* every commit of the writer connection (its WAL hook) */
+    uint64_t restart_commits;     /* wal_commits after the checkpointer's own (its thread's) */
     /* the group-commit queue */
     pthread_mutex_t qmu;
     pthread_cond_t acv;           /* a leader gathering: a write queued */
@@ -562,6 +565,7 @@ static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
 
     (void)db;
     (void)name;
+    atomic_fetch_add_explicit(&s->wal_commits, 1, memory_order_relaxed);
     if (pages >= SQ_CKPT_PAGES) {
         pthread_mutex_lock(&s->cmu);
         s->ckpt_wanted = 1;
@@ -569,6 +573,39 @@ static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
         pthread_mutex_unlock(&s->cmu);
     }
     return SQLITE_OK;
+}
+
+/* After a checkpoint that copied the whole WAL, the next commit starts the
+ * WAL over, and SQLite fsyncs the new WAL header then: about a millisecond
+ * on this kind of disk, in the way of whichever write comes next (often an
+ * HTTP request's, answered after its commit).  So this thread makes that
+ * commit itself, an unchanged user_version, under the writer's lock, when
+ * nothing was written since the checkpoint; a write arriving meanwhile
+ * waits for the rest of it instead of all of it. */
+static void ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
+{
+    pthread_mutex_lock(&s->wmu);
+    if (atomic_load(&s->wal_commits) == commits_before &&
+        sq_exec(&s->writer, "PRAGMA user_version=" SQ_SCHEMA_VERSION_SQL, NULL) == 0) {
+        atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
+        s->restart_commits = atomic_load(&s->wal_commits);
+    }
+    pthread_mutex_unlock(&s->wmu);
+}
+
+static void ckpt_run(struct sq_store *s)
+{
+    uint64_t before = atomic_load(&s->wal_commits);
+    int log = -1, done = -1;
+
+    if (before == s->restart_commits)
+        return;   /* nothing written since our own commit: idle */
+    /* PASSIVE: never blocks the writer or the readers */
+    if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
+        return;
+    atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
+    if (log > 0 && done == log)
+        ckpt_restart_wal(s, before);
 }
 
 static void *ckpt_main(void *p)
@@ -586,9 +623,7 @@ static void *ckpt_main(void *p)
             break;
         s->ckpt_wanted = 0;
         pthread_mutex_unlock(&s->cmu);
-        /* PASSIVE: never blocks the writer or the readers */
-        if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)
-            atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
+        ckpt_run(s);
         pthread_mutex_lock(&s->cmu);
     }
     pthread_mutex_unlock(&s->cmu);
@@ -652,7 +687,7 @@ static int schema_init(struct sq_store *s, struct kytos_error *err)
                       "CREATE TABLE IF NOT EXISTS kh_indexes(coll TEXT NOT NULL, name TEXT NOT NULL,"
                       " keys TEXT NOT NULL, is_unique INTEGER NOT NULL, multikey INTEGER NOT NULL,"
                       " PRIMARY KEY(coll, name))", err)) < 0 ||
-        (rc = sq_exec(&s->writer, "PRAGMA user_version=1", err)) < 0) {
+        (rc = sq_exec(&s->writer, "PRAGMA user_version=" SQ_SCHEMA_VERSION_SQL, err)) < 0) {
         sq_rollback(&s->writer);
         return rc;
     }
@@ -777,6 +812,7 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));
     json_object_object_add(st, "readers", json_object_new_int(s->nreaders));
     json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
+    json_object_object_add(st, "wal_restarts", json_object_new_int64((int64_t)atomic_load(&s->wal_restarts)));
     json_object_object_add(st, "group_commits", json_object_new_int64((int64_t)atomic_load(&s->commits)));
     json_object_object_add(st, "group_writes", json_object_new_int64((int64_t)atomic_load(&s->writes)));
     json_object_object_add(st, "merged_writes", json_object_new_int64((int64_t)atomic_load(&s->merged)));

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kytosd_harness import Kytosd, Tap  # noqa: E402
@@ -109,6 +110,27 @@ def main():
              "the flow is stored and becomes installed after simnet's ack", stored_flows(k, S1))
         st, _, body, _ = k.request("POST", FLOWS + "flows/00:00:00:00:00:00:00:99", body={"flows": [flow]})
         t.ok(st == 404, "flows for an unknown switch: 404", body)
+
+        # at light load (nothing in flight, the I/O thread's last request 5 ms
+        # ago or more), the I/O thread commits the flow itself and answers at
+        # once (a claim, host/store_async.c); a background write in the way
+        # makes it the writer's, so up to three tries
+        def claimed():
+            return k.request("GET", "/api/kytos/core/status/")[2]["store"]["async"]["claimed_batches"]
+        flow2 = dict(flow, match={"in_port": 1, "dl_vlan": 101})
+        answers = []
+        for _ in range(3):
+            n0 = claimed()
+            time.sleep(0.02)
+            st, _, body, _ = k.request("POST", FLOWS + "flows/" + S1, body={"force": True, "flows": [flow2]})
+            answers.append((st, body))
+            if claimed() > n0:
+                break
+        t.ok(claimed() > n0 and all(a == (202, {"response": "FlowMod Messages Sent"}) for a in answers),
+             "a flow POST at light load is committed and answered by the I/O thread", answers)
+        t.ok(k.wait_for(lambda: any(f.get("state") == "installed" and f.get("flow", {}).get("match") == flow2["match"]
+                                    for f in stored_flows(k, S1)), 5),
+             "and its flow is stored and installed", stored_flows(k, S1))
 
         new = {"name": "e2e-evc", "enabled": True, "dynamic_backup_path": True,
                "uni_a": {"interface_id": S1 + ":1", "tag": {"tag_type": "vlan", "value": 1000}},

@@ -102,6 +102,77 @@ START_TEST(reopen_keeps_data_and_indexes)
 }
 END_TEST
 
+static int64_t status_num(kh_store *s, const char *key)
+{
+    struct json_object *st = kh_store_status(s), *v = NULL;
+    int64_t n = json_object_object_get_ex(st, key, &v) ? json_object_get_int64(v) : -1;
+    json_object_put(st);
+    return n;
+}
+
+/* Frames in the WAL now, from a connection of our own (PASSIVE copies
+ * nothing that is not already copied; it only reports). */
+static int wal_frames(const char *path)
+{
+    sqlite3 *db;
+    int log = -1, done = -1;
+
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    /* a first read opens the WAL (else the checkpoint says -1) */
+    ck_assert_int_eq(sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_msg(sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK,
+                  "checkpoint: %s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return log;
+}
+
+/* After a checkpoint that copied the whole WAL, the checkpointer makes the
+ * commit that starts the WAL over (and fsyncs its header) itself, so no
+ * write of the store's pays for it; idle, it does nothing at all. */
+START_TEST(checkpointer_restarts_wal)
+{
+    struct kytos_error e = {0};
+    kh_store *s = open_disk();
+    char path[300], id[16];
+    struct json_object *o = NULL, *doc = json_tokener_parse("{\"v\": 1}");
+    int64_t restarts = 0, ckpts;
+    int k;
+
+    ck_assert_ptr_nonnull(s);
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    for (k = 0; k < 20; k++) {
+        snprintf(id, sizeof id, "d%d", k);
+        ck_assert_int_eq(kh_store_put(s, "c", id, doc, &e), 0);
+    }
+    ck_assert_int_gt(wal_frames(path), 1);
+    /* the checkpointer runs every 2 s: await its restart (10 s at most) */
+    for (k = 0; k < 200 && (restarts = status_num(s, "wal_restarts")) < 1; k++)
+        usleep(50 * 1000);
+    ck_assert_int_eq(restarts, 1);
+    /* the WAL started over with the checkpointer's commit: one frame */
+    ck_assert_int_eq(wal_frames(path), 1);
+    ck_assert_int_eq(kh_store_get(s, "c", "d19", &o, &e), 0);
+    json_object_put(o);
+    /* idle: no checkpoint and no restart for two of its periods */
+    ckpts = status_num(s, "checkpoints");
+    usleep(4500 * 1000);
+    ck_assert_int_eq(status_num(s, "wal_restarts"), 1);
+    ck_assert_int_eq(status_num(s, "checkpoints"), ckpts);
+    /* writes go on after the restarted WAL's first frame, and stay */
+    ck_assert_int_eq(kh_store_put(s, "c", "after", doc, &e), 0);
+    json_object_put(doc);
+    ck_assert_int_eq(wal_frames(path), 2);   /* its one page after the first frame */
+    kh_store_close(s);
+    s = open_dir(dir, NULL, &e);
+    ck_assert_msg(s != NULL, "%s", e.message);
+    ck_assert_int_eq(kh_store_get(s, "c", "after", &o, &e), 0);
+    json_object_put(o);
+    ck_assert_int_eq(kh_store_get(s, "c", "d0", &o, &e), 0);
+    json_object_put(o);
+    close_disk(s);
+}
+END_TEST
+
 START_TEST(newer_schema_refused)
 {
     struct kytos_error e = {0};
@@ -463,6 +534,7 @@ int main(void)
     tcase_add_test(tc, patch_too_big);
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
+    tcase_add_test(tc, checkpointer_restarts_wal);
     suite_add_tcase(s, tc);
 #endif
     return kytos_check_run(s);

@@ -933,6 +933,7 @@ struct async_log {
     int n;
     int rc[256];
     char msg[256][160];
+    pthread_t th[256];   /* the thread that ran each callback */
 };
 
 static void async_done(void *ud, int rc, const struct kytos_error *err)
@@ -941,6 +942,7 @@ static void async_done(void *ud, int rc, const struct kytos_error *err)
     pthread_mutex_lock(&l->mu);
     if (l->n < 256) {
         l->rc[l->n] = rc;
+        l->th[l->n] = pthread_self();
         snprintf(l->msg[l->n], sizeof l->msg[0], "%.150s", err ? err->message : "");
     }
     l->n++;
@@ -1036,6 +1038,87 @@ START_TEST(bulk_async)
         ck_assert_int_eq(l.rc[k], 0);
     pthread_mutex_unlock(&l.mu);
     S = B->open();   /* for teardown */
+}
+END_TEST
+
+/* Claims (store_async.c): an inline handler's write that finds the writer
+ * idle is committed by the handler's thread at kh_store_claims_run, with
+ * the writes queued behind it, in order; released, the writer runs it;
+ * not allowed (or a backend that does not take claims), the writer. */
+START_TEST(bulk_async_claims)
+{
+    const char *c = C("flows");
+    static struct async_log l;
+    int claims = !strcmp(B->name, "sqlite");
+    pthread_t me = pthread_self();
+    struct kytos_write w[1];
+
+    memset(&l, 0, sizeof l);
+    pthread_mutex_init(&l.mu, NULL);
+    pthread_cond_init(&l.cv, NULL);
+    /* the writer's first write starts it; then it sleeps, idle */
+    w[0] = W(KYTOS_WRITE_PUT, "a", "{\"v\": 0}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    ck_assert_int_eq(async_wait(&l, 1), 1);
+    OK(kh_store_async_wait(S, 5000));
+    ck_assert_msg(!pthread_equal(l.th[0], me), "the writer answers a write nobody claims");
+
+    ck_assert_int_eq(kh_store_claims_allow(1), 0);
+    w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 1}}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 2}}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    ck_assert_int_eq(kh_store_claims_allow(0), 1);
+    if (claims) {
+        /* claimed: nobody runs them until this thread does (the writer
+         * waits for the claim, so this reads no race) */
+        pthread_mutex_lock(&l.mu);
+        ck_assert_int_eq(l.n, 1);
+        pthread_mutex_unlock(&l.mu);
+        kh_store_claims_run();
+        pthread_mutex_lock(&l.mu);
+        ck_assert_int_eq(l.n, 3);
+        ck_assert_msg(pthread_equal(l.th[1], me) && pthread_equal(l.th[2], me),
+                      "the claiming thread runs the batch and its callbacks");
+        pthread_mutex_unlock(&l.mu);
+    } else {
+        kh_store_claims_run();   /* nothing claimed: nothing to do */
+        ck_assert_int_eq(async_wait(&l, 3), 3);
+        ck_assert_msg(!pthread_equal(l.th[1], me), "%s takes no claims", B->name);
+    }
+    ck_assert_int_eq(l.rc[1], 0);
+    ck_assert_int_eq(l.rc[2], 0);
+    assert_json(get(c, "a"), "{\"_id\": \"a\", \"v\": 2}");
+
+    /* released (the thread is about to wait): the writer runs it */
+    OK(kh_store_async_wait(S, 5000));
+    kh_store_claims_allow(1);
+    w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 3}}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    kh_store_claims_allow(0);
+    kh_store_claims_release();
+    ck_assert_int_eq(async_wait(&l, 4), 4);
+    ck_assert_msg(!pthread_equal(l.th[3], me), "a released claim is the writer's");
+    kh_store_claims_run();   /* nothing left to run */
+    OK(kh_store_async_wait(S, 5000));
+    pthread_mutex_lock(&l.mu);
+    ck_assert_int_eq(l.n, 4);
+    pthread_mutex_unlock(&l.mu);
+
+    /* not allowed: the writer, as before */
+    w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 4}}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    kh_store_claims_run();
+    ck_assert_int_eq(async_wait(&l, 5), 5);
+    ck_assert_msg(!pthread_equal(l.th[4], me), "no claim without allow");
+    assert_json(get(c, "a"), "{\"_id\": \"a\", \"v\": 4}");
+    if (claims) {
+        struct json_object *st = kh_store_status(S), *as = NULL, *n = NULL;
+        ck_assert(json_object_object_get_ex(st, "async", &as));
+        ck_assert(json_object_object_get_ex(as, "claimed_batches", &n));
+        ck_assert_int_eq(json_object_get_int64(n), 1);
+        json_object_put(st);
+    }
 }
 END_TEST
 
@@ -1186,6 +1269,7 @@ Suite *store_conformance_suite(const struct conf_backend *b)
     tcase_add_test(tc, bulk_writes);
     tcase_add_test(tc, bulk_thousand);
     tcase_add_test(tc, bulk_async);
+    tcase_add_test(tc, bulk_async_claims);
     tcase_add_test(tc, concurrent_writers);
     tcase_add_test(tc, status_counts);
     suite_add_tcase(s, tc);
