@@ -19,9 +19,10 @@
  * callbacks included, so the answer goes out at once, without waking the
  * writer for the commit and the I/O thread again for the answer (two
  * thread switches per request at light load, the most of its latency on
- * a busy or paravirtualised core).  Writes queued meanwhile by other
- * threads wait behind it, in order; the writer takes over whatever is
- * left.  The caller allows claims only at light load (dispatch.c): under
+ * a busy or paravirtualised core).  A write from another thread meanwhile
+ * takes the claim back: the writer runs everything, in order, so a claim
+ * never holds up another thread's write.  Nothing may submit while the
+ * queue is being closed.  The caller allows claims only at light load (dispatch.c): under
  * load the writer batches as before. */
 #include <sched.h>
 #include <stdlib.h>
@@ -208,7 +209,17 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
          * a sleeping one is woken, once: no futex call per write while it
          * works (on one core, each wake-up could also let it preempt a
          * caller that holds its own locks) */
-        if (a->sleeping && !a->claimed) {
+        if (a->claimed && !a->claim_running && tl_claim != a) {
+            /* another thread's write: a claim covers its own thread's
+             * writes only (this one's writer may be waiting for it while
+             * the claiming handler waits for something else): the writer
+             * takes the lot, in order */
+            a->claimed = 0;
+            if (a->sleeping) {
+                a->sleeping = 0;
+                wake = 1;
+            }
+        } else if (a->sleeping && !a->claimed) {
             if (tl_may_claim && a->claims_ok && !tl_claim && a->queued == 1) {
                 a->claimed = 1;
                 tl_claim = a;

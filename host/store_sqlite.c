@@ -2258,6 +2258,7 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     s->base.ops = &sq_ops;
     pthread_mutex_init(&s->wmu, NULL);
+    s->restart_commits = UINT64_MAX;   /* a WAL left by a crash is checkpointed idle too */
     pthread_mutex_init(&s->rmu, NULL);
     pthread_mutex_init(&s->mmu, NULL);
     pthread_mutex_init(&s->cmu, NULL);

@@ -1045,10 +1045,23 @@ END_TEST
  * idle is committed by the handler's thread at kh_store_claims_run, with
  * the writes queued behind it, in order; released, the writer runs it;
  * not allowed (or a backend that does not take claims), the writer. */
+static struct async_log claims_log;
+
+static void *submit_other(void *coll)
+{
+    struct kytos_write w = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 11}}", 0);
+    struct kytos_error e = {0};
+
+    if (kh_store_bulk_async(S, coll, &w, 1, async_done, &claims_log, &e) != 0)
+        fprintf(stderr, "submit from another thread: %s\n", e.message);
+    return NULL;
+}
+
 START_TEST(bulk_async_claims)
 {
     const char *c = C("flows");
-    static struct async_log l;
+    struct async_log *lp = &claims_log;
+#define l (*lp)
     int claims = !strcmp(B->name, "sqlite");
     pthread_t me = pthread_self();
     struct kytos_write w[1];
@@ -1105,6 +1118,31 @@ START_TEST(bulk_async_claims)
     ck_assert_int_eq(l.n, 4);
     pthread_mutex_unlock(&l.mu);
 
+    /* another thread's write takes the claim back: the writer runs both,
+     * in order (a claim never holds up another thread's write) */
+    if (claims) {
+        pthread_t other;
+        OK(kh_store_async_wait(S, 5000));
+        kh_store_claims_allow(1);
+        w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 10}}", 0);
+        OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+        kh_store_claims_allow(0);
+        pthread_mutex_lock(&l.mu);
+        ck_assert_int_eq(l.n, 4);   /* claimed: not run yet */
+        pthread_mutex_unlock(&l.mu);
+        ck_assert_int_eq(pthread_create(&other, NULL, submit_other, (void *)c), 0);
+        ck_assert_int_eq(async_wait(&l, 6), 6);
+        pthread_join(other, NULL);
+        ck_assert_msg(!pthread_equal(l.th[4], me) && !pthread_equal(l.th[5], me),
+                      "the writer ran the claimed write and the other thread's");
+        kh_store_claims_run();   /* taken back: nothing to run */
+        assert_json(get(c, "a"), "{\"_id\": \"a\", \"v\": 11}");
+        pthread_mutex_lock(&l.mu);
+        ck_assert_int_eq(l.n, 6);
+        l.n = 4;   /* the checks below count from here */
+        pthread_mutex_unlock(&l.mu);
+    }
+
     /* not allowed: the writer, as before */
     w[0] = W(KYTOS_WRITE_PATCH, "a", "{\"$set\": {\"v\": 4}}", 0);
     OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
@@ -1120,6 +1158,7 @@ START_TEST(bulk_async_claims)
         json_object_put(st);
     }
 }
+#undef l
 END_TEST
 
 START_TEST(bulk_thousand)
