@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <sqlite3.h>
 #include "check_tap.h"
 #include "conformance.h"
@@ -111,23 +112,34 @@ static int64_t status_num(kh_store *s, const char *key)
     return n;
 }
 
-/* The WAL as it stands, read from its files without touching it: the
- * frames in it (mxFrame of the wal-index header in -shm, native order)
- * and the salts of its header, which change when it starts over. */
+/* The WAL as it stands, read from its file without touching it: the
+ * salts of its header, which change when it starts over, and its frames
+ * (the ones from the start whose salts are the header's, as SQLite's own
+ * recovery counts them; a WAL that started over keeps the old frames
+ * after its new ones). */
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static void wal_state(const char *path, uint32_t *frames, uint64_t *salts)
 {
+    unsigned char hdr[32], fh[24];
     char p[320];
+    uint32_t page;
     FILE *f;
 
-    snprintf(p, sizeof p, "%s-shm", path);
-    ck_assert_ptr_nonnull(f = fopen(p, "rb"));
-    ck_assert_int_eq(fseek(f, 16, SEEK_SET), 0);
-    ck_assert_int_eq(fread(frames, sizeof *frames, 1, f), 1);
-    fclose(f);
     snprintf(p, sizeof p, "%s-wal", path);
     ck_assert_ptr_nonnull(f = fopen(p, "rb"));
-    ck_assert_int_eq(fseek(f, 16, SEEK_SET), 0);
-    ck_assert_int_eq(fread(salts, sizeof *salts, 1, f), 1);
+    ck_assert_int_eq(fread(hdr, sizeof hdr, 1, f), 1);
+    page = be32(hdr + 8);
+    ck_assert_msg(page >= 512 && page <= 65536, "WAL page size %u", page);
+    memcpy(salts, hdr + 16, 8);
+    for (*frames = 0;; (*frames)++) {
+        if (fseek(f, 32 + (long)*frames * (24 + (long)page), SEEK_SET) != 0 || fread(fh, sizeof fh, 1, f) != 1 ||
+            memcmp(fh + 8, hdr + 16, 8) != 0)
+            break;
+    }
     fclose(f);
 }
 
@@ -186,6 +198,42 @@ START_TEST(checkpointer_restarts_wal)
     ck_assert_int_eq(kh_store_get(s, "c", "d0", &o, &e), 0);
     json_object_put(o);
     close_disk(s);
+}
+END_TEST
+
+/* The store's file is this process's while it is open: another process
+ * (a second kytosd on the same data directory) is refused at once, with a
+ * message that says why, and takes it once the first has closed it. */
+START_TEST(file_is_this_process_s)
+{
+    struct kytos_error e = {0};
+    kh_store *s = open_disk();
+    int status = -1;
+    pid_t pid;
+    struct json_object *d = json_tokener_parse("{}");
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_put(s, "c", "a", d, &e), 0);
+    json_object_put(d);
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {   /* a fresh process (a fork shares SQLite's idea of its locks) */
+        execl("/proc/self/exe", "check_store_sqlite", "--open-store", dir, (char *)NULL);
+        _exit(99);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "another process: %d", status);
+    kh_store_close(s);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {   /* a fresh process (a fork shares SQLite's idea of its locks) */
+        execl("/proc/self/exe", "check_store_sqlite", "--open-store", dir, (char *)NULL);
+        _exit(99);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "closed, it opens elsewhere: %d", status);
+    rm_dir();
 }
 END_TEST
 
@@ -527,13 +575,33 @@ END_TEST
 
 #endif
 
-int main(void)
+/* check_store_sqlite --open-store DIR (file_is_this_process_s): 0 when the
+ * store opens and has document c/a, 2 when it is refused as in use by
+ * another process, 1 otherwise. */
+static int open_store_child(const char *d)
+{
+    struct kytos_error e = {0};
+    struct json_object *o = NULL;
+    kh_store *t = open_dir(d, NULL, &e);
+    int rc;
+
+    if (!t)
+        return e.code == KYTOS_EUNAVAIL && strstr(e.message, "in use by another process") ? 2 : 1;
+    rc = kh_store_get(t, "c", "a", &o, &e) == 0 ? 0 : 1;
+    json_object_put(o);
+    kh_store_close(t);
+    return rc;
+}
+
+int main(int argc, char **argv)
 {
     static const struct conf_backend disk = {"sqlite", open_disk, close_disk, 1};
     static const struct conf_backend mem = {"sqlite", open_mem, kh_store_close, 1};
     Suite *s;
     TCase *tc;
 
+    if (argc == 3 && !strcmp(argv[1], "--open-store"))
+        return open_store_child(argv[2]);
 #ifdef KH_CONF_MEMORY
     /* the same suite in memory: one connection, no WAL */
     s = store_conformance_suite(&mem);
@@ -552,6 +620,7 @@ int main(void)
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
+    tcase_add_test(tc, file_is_this_process_s);
     suite_add_tcase(s, tc);
 #endif
     return kytos_check_run(s);
