@@ -201,37 +201,41 @@ START_TEST(checkpointer_restarts_wal)
 }
 END_TEST
 
+/* This program with --open-store dir in a fresh process (a fork would
+ * share SQLite's idea of its locks): its wait status. */
+static int open_elsewhere(void)
+{
+    int status = -1;
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "check_store_sqlite", "--open-store", dir, (char *)NULL);
+        _exit(99);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
 /* The store's file is this process's while it is open: another process
  * (a second kytosd on the same data directory) is refused at once, with a
  * message that says why, and takes it once the first has closed it. */
-START_TEST(file_is_this_process_s)
+START_TEST(file_is_this_process)
 {
     struct kytos_error e = {0};
     kh_store *s = open_disk();
-    int status = -1;
-    pid_t pid;
+    int status;
     struct json_object *d = json_tokener_parse("{}");
 
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq(kh_store_put(s, "c", "a", d, &e), 0);
     json_object_put(d);
-    fflush(NULL);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {   /* a fresh process (a fork shares SQLite's idea of its locks) */
-        execl("/proc/self/exe", "check_store_sqlite", "--open-store", dir, (char *)NULL);
-        _exit(99);
-    }
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    status = open_elsewhere();
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "another process: %d", status);
     kh_store_close(s);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {   /* a fresh process (a fork shares SQLite's idea of its locks) */
-        execl("/proc/self/exe", "check_store_sqlite", "--open-store", dir, (char *)NULL);
-        _exit(99);
-    }
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    status = open_elsewhere();
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "closed, it opens elsewhere: %d", status);
     rm_dir();
 }
@@ -575,7 +579,7 @@ END_TEST
 
 #endif
 
-/* check_store_sqlite --open-store DIR (file_is_this_process_s): 0 when the
+/* check_store_sqlite --open-store DIR (file_is_this_process): 0 when the
  * store opens and has document c/a, 2 when it is refused as in use by
  * another process, 1 otherwise. */
 static int open_store_child(const char *d)
@@ -620,7 +624,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
-    tcase_add_test(tc, file_is_this_process_s);
+    tcase_add_test(tc, file_is_this_process);
     suite_add_tcase(s, tc);
 #endif
     return kytos_check_run(s);
