@@ -76,11 +76,16 @@ static bool match_covers(struct json_object *flow_match, struct json_object *wan
     return true;
 }
 
-static bool same_entry(struct json_object *x, struct json_object *y)
+/* What same_entry() compares, looked up once per message. */
+struct entry {
+    uint64_t key, table_id, priority;
+    struct json_object *match;
+};
+
+static bool same_entry(const struct sim_flow *f, const struct entry *e)
 {
-    return num(x, "table_id", 0) == num(y, "table_id", 0) &&
-           num(x, "priority", 0x8000) == num(y, "priority", 0x8000) &&
-           match_equal(match_of(x), match_of(y));
+    return f->key == e->key && f->table_id == e->table_id && f->priority == e->priority &&
+           match_equal(match_of(f->flow), e->match);
 }
 
 static bool cookie_ok(struct json_object *flow, struct json_object *req)
@@ -176,13 +181,15 @@ static uint64_t hash_json(struct json_object *v)
     }
 }
 
-/* The key of same_entry(): table_id, priority and match, with their defaults. */
-static uint64_t entry_key(struct json_object *flow)
+/* same_entry()'s fields of a flow: table_id, priority and match, with
+ * their defaults, and their hash. */
+static struct entry entry_of(struct json_object *flow)
 {
-    struct json_object *m = match_of(flow);
-    uint64_t hm = m ? hash_json(m) : mix(0x6f);   /* absent = {} */
+    struct entry e = {0, num(flow, "table_id", 0), num(flow, "priority", 0x8000), match_of(flow)};
+    uint64_t hm = e.match ? hash_json(e.match) : mix(0x6f);   /* absent = {} */
 
-    return mix(hm ^ mix(num(flow, "table_id", 0) * 0x9e3779b97f4a7c15ULL ^ num(flow, "priority", 0x8000)));
+    e.key = mix(hm ^ mix(e.table_id * 0x9e3779b97f4a7c15ULL ^ e.priority));
+    return e;
 }
 
 static size_t bucket_of(const struct sim_flowtab *t, uint64_t key)
@@ -209,7 +216,7 @@ static bool tab_grow(struct sim_flowtab *t)
 }
 
 /* Append a flow (owned by the table from now on); false when out of memory. */
-static bool tab_append(struct sim_flowtab *t, struct json_object *flow, uint64_t key)
+static bool tab_append(struct sim_flowtab *t, struct json_object *flow, const struct entry *e)
 {
     struct sim_flow *f;
     size_t i;
@@ -217,14 +224,16 @@ static bool tab_append(struct sim_flowtab *t, struct json_object *flow, uint64_t
     if ((t->n >= t->nbuckets && !tab_grow(t)) || !(f = calloc(1, sizeof(*f))))
         return false;
     f->flow = flow;
-    f->key = key;
+    f->key = e->key;
+    f->table_id = e->table_id;
+    f->priority = e->priority;
     f->prev = t->tail;
     if (t->tail)
         t->tail->next = f;
     else
         t->head = f;
     t->tail = f;
-    i = bucket_of(t, key);
+    i = bucket_of(t, f->key);
     f->chain = t->buckets[i];
     t->buckets[i] = f;
     t->n++;
@@ -253,15 +262,15 @@ static void tab_remove(struct sim_flowtab *t, struct sim_flow *f)
 
 /* The flows with flow's (table_id, priority, match), in install order, at
  * most max of them; how many. */
-static size_t tab_find(const struct sim_flowtab *t, struct json_object *flow, uint64_t key,
-                       struct sim_flow **out, size_t max)
+static size_t tab_find(const struct sim_flowtab *t, const struct entry *e, struct sim_flow **out,
+                       size_t max)
 {
     size_t n = 0;
 
     if (!t->nbuckets)
         return 0;
-    for (struct sim_flow *f = t->buckets[bucket_of(t, key)]; f && n < max; f = f->chain)
-        if (f->key == key && same_entry(f->flow, flow))
+    for (struct sim_flow *f = t->buckets[bucket_of(t, e->key)]; f && n < max; f = f->chain)
+        if (same_entry(f, e))
             out[n++] = f;
     return n;
 }
@@ -309,12 +318,12 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
     struct sim_flowtab *t = &sw->flows;
     struct sim_flow *hit[STRICT_MAX], *f, *next;
     struct json_object *copy = NULL;
-    uint64_t key = 0;
+    struct entry e = {0};
     size_t n = 0;
 
     if (cmd == CMD_ADD || cmd == CMD_MODIFY_STRICT || cmd == CMD_DELETE_STRICT) {
-        key = entry_key(flow);
-        n = tab_find(t, flow, key, hit, STRICT_MAX);
+        e = entry_of(flow);
+        n = tab_find(t, &e, hit, STRICT_MAX);
     }
     switch (cmd) {
     case CMD_ADD:
@@ -328,7 +337,7 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
             hit[0]->flow = copy;
         } else {
             json_object_object_del(copy, "cookie_mask");
-            if (!tab_append(t, copy, key))
+            if (!tab_append(t, copy, &e))
                 json_object_put(copy);
         }
         break;
@@ -385,6 +394,15 @@ static struct json_object *reply(const char *dpid, struct json_object *xid)
     return c;
 }
 
+/* The messages subscribed to end with their OpenFlow type (see
+ * sim_flows_subscribe). */
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
 static void on_message(struct simnet *s, const char *name, struct json_object *c, bool own,
                        struct sim_evq *q)
 {
@@ -412,11 +430,11 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
         sim_evq_add(q, "kytos/core.openflow.connection.error", e);
         return;
     }
-    if (strstr(name, "ofpt_barrier_request")) {
+    if (ends_with(name, "ofpt_barrier_request")) {
         sim_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", reply(dpid, xid));
         return;
     }
-    if (strstr(name, "ofpt_flow_mod")) {
+    if (ends_with(name, "ofpt_flow_mod")) {
         struct json_object *flow = field(c, "flow");
         enum cmd cmd = parse_command(field(c, "command"));
         struct json_object *m = field(flow, "match");

@@ -111,6 +111,7 @@ struct sim_port {
 struct sim_flow {
     struct json_object *flow;
     uint64_t key;                    /* hash of (table_id, priority, match) */
+    uint64_t table_id, priority;     /* the flow's, with their defaults */
     struct sim_flow *prev, *next;    /* install order */
     struct sim_flow *chain;          /* next in the same bucket */
 };
