@@ -145,7 +145,7 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
 {
     const char *backend = opts && opts->backend && opts->backend[0] ? opts->backend : "sqlite";
     kh_store *s;
-    int rc;
+    int rc, embedded;
 
     *out = NULL;
     if (!(s = calloc(1, sizeof(*s))))
@@ -164,10 +164,10 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
         free(s);
         return rc;
     }
-    s->async = kh_store_async_new(s->b, !strcmp(backend, "sqlite") ? kh_store_sqlite_bulk_batch : NULL,
-                                  4096, count_async, s);
-    if (s->async && !strcmp(backend, "sqlite"))
-        kh_store_async_allow_claims(s->async);
+    embedded = !strcmp(backend, "sqlite");
+    s->async = kh_store_async_new(s->b, embedded ? kh_store_sqlite_bulk_batch : NULL, 4096, count_async, s);
+    if (s->async && embedded)
+        kh_store_async_allow_claims(s->async);   /* its commits are local and quick */
     if (!s->async) {
         s->b->ops->close(s->b);
         pthread_mutex_destroy(&s->hmu);

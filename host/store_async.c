@@ -21,9 +21,9 @@
  * thread switches per request at light load, the most of its latency on
  * a busy or paravirtualised core).  A write from another thread meanwhile
  * takes the claim back: the writer runs everything, in order, so a claim
- * never holds up another thread's write.  Nothing may submit while the
- * queue is being closed.  The caller allows claims only at light load (dispatch.c): under
- * load the writer batches as before. */
+ * never holds up another thread's write.  The caller allows claims only
+ * at light load (dispatch.c): under load the writer batches as before.
+ * Nothing may submit while the queue is being closed. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>

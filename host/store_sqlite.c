@@ -44,7 +44,8 @@
 #include "store_impl.h"
 
 #define SQ_SCHEMA_VERSION 1
-#define SQ_SCHEMA_VERSION_SQL "1"   /* the same, for SQL text */
+#define SQ_STR_(x) #x
+#define SQ_STR(x) SQ_STR_(x)          /* a number macro as SQL text */
 #define SQ_CACHE 64                    /* prepared statements per connection */
 #define SQ_READERS_DEFAULT 4
 #define SQ_READERS_MAX 64
@@ -608,7 +609,7 @@ static void ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
 {
     pthread_mutex_lock(&s->wmu);
     if (atomic_load(&s->wal_commits) == commits_before &&
-        sq_exec(&s->writer, "PRAGMA user_version=" SQ_SCHEMA_VERSION_SQL, NULL) == 0) {
+        sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) == 0) {
         atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
         s->restart_commits = atomic_load(&s->wal_commits);
     }
@@ -709,7 +710,7 @@ static int schema_init(struct sq_store *s, struct kytos_error *err)
                       "CREATE TABLE IF NOT EXISTS kh_indexes(coll TEXT NOT NULL, name TEXT NOT NULL,"
                       " keys TEXT NOT NULL, is_unique INTEGER NOT NULL, multikey INTEGER NOT NULL,"
                       " PRIMARY KEY(coll, name))", err)) < 0 ||
-        (rc = sq_exec(&s->writer, "PRAGMA user_version=" SQ_SCHEMA_VERSION_SQL, err)) < 0) {
+        (rc = sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), err)) < 0) {
         sq_rollback(&s->writer);
         return rc;
     }
@@ -2327,7 +2328,6 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
         goto fail;
     if (nreaders) {
         const char *mode = NULL;
-
         if ((rc = sq_prep(&s->writer, "PRAGMA journal_mode=WAL", &st, err)) < 0)
             goto fail;
         if (sqlite3_step(st) == SQLITE_ROW)
