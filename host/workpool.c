@@ -252,6 +252,20 @@ static void *worker_main(void *arg)
     kh_workpool *p = arg;
 
     current_pool = p;
+#ifdef SCHED_BATCH
+    /* Linux's SCHED_BATCH, as the store's writer: the same share of the
+     * CPU, but a worker woken for a job does not preempt the thread that
+     * queued it.  On a busy core the I/O thread was otherwise switched out
+     * at every pooled request, and back at every answer (the resume wakes
+     * it): a pooled POST that answers at once went from 30k to 58k
+     * requests per second, kytosd on one core (alternated runs).  Woken
+     * on an idle core, as usual with more than one, it runs at once
+     * anyway.  Refusal costs nothing but that. */
+    {
+        struct sched_param sp = {0};
+        (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+    }
+#endif
     pthread_mutex_lock(&p->mu);
     for (;;) {
         p->idle++;

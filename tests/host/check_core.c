@@ -5,6 +5,7 @@
 #include "host/request.h"
 #include "host/router.h"
 #include "host/workpool.h"
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -228,6 +229,29 @@ static void record(void *arg)
     pthread_mutex_unlock(&o->mu);
 }
 
+static void policy_of(void *arg)
+{
+    *(int *)arg = sched_getscheduler(0);
+}
+
+/* Pool workers run as SCHED_BATCH (workpool.c: a woken worker must not
+ * preempt the I/O thread that queued its job). */
+START_TEST(workpool_workers_are_batch)
+{
+#ifdef SCHED_BATCH
+    kh_workpool *p = kh_workpool_new("t", 2, 4);
+    int policy = -1;
+
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(kh_workpool_submit(p, policy_of, &policy, 0), 0);
+    ck_assert_int_eq(kh_workpool_drain(p, 5000), 0);
+    ck_assert_int_eq(policy, SCHED_BATCH);
+    ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);   /* the caller's is its own */
+    kh_workpool_free(p);
+#endif
+}
+END_TEST
+
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 static void blocker(void *arg)
 {
@@ -276,6 +300,7 @@ int main(void)
     tcase_add_test(tc, strict_json_messages);
     tcase_add_test(tc, conf_reads_kytos_ini);
     tcase_add_test(tc, workpool_fifo_full_and_drain);
+    tcase_add_test(tc, workpool_workers_are_batch);
     suite_add_tcase(s, tc);
     return kytos_check_run(s);
 }
