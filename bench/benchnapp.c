@@ -1,7 +1,11 @@
 /* bench/benchnapp.c - kytos/bench: the kytosd side of the ceiling
  * comparison.  GET fixed8k answers the same 8 KB JSON as bench/ceiling
  * (inline, as GET topology/v3 serves a cached body); POST sink reads the
- * parsed body and answers 202.  POST evc_checked and evc_unchecked take
+ * parsed body and answers 202 from a worker thread; sink_inline does the
+ * same on the I/O thread, and sink_stored also queues one store write (an
+ * upsert of one document, as a flow POST's) and answers once it is
+ * committed: what a flow POST costs before flow_manager's own work.
+ * POST evc_checked and evc_unchecked take
  * mef_eline's EVC create body, the first checked against mef_eline's real
  * NewCircuit operation (bound by operationId), the second only parsed:
  * the difference is what OpenAPI validation costs a request. */
@@ -20,11 +24,39 @@ static int fixed8k(kytos_req *req, void *ud)
     return kytos_resp_static(req, 200, "application/json", body, body_len, NULL, NULL);
 }
 
+static const char accepted[] = "{\"response\":\"FlowMod Messages Sent\"}";
+
 static int sink(kytos_req *req, void *ud)
 {
-    static const char accepted[] = "{\"response\":\"FlowMod Messages Sent\"}";
     (void)ud;
     return kytos_resp_raw(req, 202, "application/json", accepted, sizeof accepted - 1);
+}
+
+static void stored(void *ud, int rc, const struct kytos_error *err)
+{
+    kytos_req *req = ud;
+
+    if (rc == KYTOS_OK)
+        kytos_resp_raw(req, 202, "application/json", accepted, sizeof accepted - 1);
+    else
+        kytos_resp_error(req, 500, "%s", err ? err->message : "store write failed");
+    kytos_req_finish(req);
+}
+
+static int sink_stored(kytos_req *req, void *ud)
+{
+    struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
+    struct kytos_write op = {.op = KYTOS_WRITE_PATCH, .id = "sink", .flags = KYTOS_STORE_UPSERT};
+    struct kytos_error err = {0};
+    int rc;
+
+    kytos_json_add_lit(set, "state", json_object_new_string("pending"));
+    kytos_json_add_lit(upd, "$set", set);
+    op.doc = upd;
+    rc = kytos_store_bulk_async(ud, "bench", &op, 1, stored, req, &err);
+    if (rc != KYTOS_OK)
+        return kytos_resp_error(req, rc == KYTOS_EFULL ? 503 : 500, "%s", err.message);
+    return KYTOS_DEFERRED;
 }
 
 static int created(kytos_req *req, void *ud)
@@ -51,6 +83,14 @@ static int bench_init(kytos_napp *n, char **errmsg)
     if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
                                                  .method = "GET", .path = "fixed8k",
                                                  .handler = fixed8k, .flags = KYTOS_ROUTE_INLINE}))
+        return KYTOS_ERROR;
+    if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                 .method = "POST", .path = "sink_inline",
+                                                 .handler = sink, .flags = KYTOS_ROUTE_INLINE}) ||
+        kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                 .method = "POST", .path = "sink_stored",
+                                                 .handler = sink_stored, .ud = n,
+                                                 .flags = KYTOS_ROUTE_INLINE}))
         return KYTOS_ERROR;
     return kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
                                                     .method = "POST", .path = "sink", .handler = sink});

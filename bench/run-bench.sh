@@ -85,15 +85,19 @@ ceiling_part() {
     start_kytosd "$WORK/benchnapps" || return 1
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/fixed8k" >>"$WORK/k_get"
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/sink" "$WORK/post.lua" >>"$WORK/k_post"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/sink_inline" "$WORK/post.lua" >>"$WORK/k_post_inline"
+    wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/sink_stored" "$WORK/post.lua" >>"$WORK/k_post_stored"
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/evc_unchecked" "$WORK/evc.lua" >>"$WORK/k_evc_raw"
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/evc_checked" "$WORK/evc.lua" >>"$WORK/k_evc_val"
     stop_pid "$KPID"
   done
   table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx"
   table_row "---" "---" "---" "---" "---" "---"
-  for f in c_get k_get c_post k_post k_evc_raw k_evc_val; do
+  for f in c_get k_get c_post k_post_inline k_post_stored k_post k_evc_raw k_evc_val; do
     case $f in c_get) n="ceiling GET 8 KB";; k_get) n="kytosd GET 8 KB (inline route)";;
       c_post) n="ceiling POST -> 202";; k_post) n="kytosd POST -> 202 (pooled, parsed)";;
+      k_post_inline) n="kytosd POST -> 202 (inline, parsed)";;
+      k_post_stored) n="kytosd POST -> 202 (inline, stored)";;
       k_evc_raw) n="kytosd POST EVC body, parsed only";; k_evc_val) n="kytosd POST EVC body, OpenAPI-checked";; esac
     table_row "$n" "$(cut -d' ' -f1 "$WORK/$f" | median)" "$(cut -d' ' -f2 "$WORK/$f" | median)" \
       "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)"
@@ -102,9 +106,9 @@ ceiling_part() {
       -v rc="$(cut -d' ' -f4 "$WORK/k_evc_raw" | median)" -v vc="$(cut -d' ' -f4 "$WORK/k_evc_val" | median)" 'BEGIN {
     printf "OpenAPI validation of the EVC create body: req/s %.0f -> %.0f (%.1f%% fewer), CPU per request +%.1f%%\n",
       r, v, (r > 0 ? (r - v) * 100 / r : 0), (rc > 0 ? (vc - rc) * 100 / rc : 0) }'
-  for kind in get post; do
-    kr=$(cut -d' ' -f1 "$WORK/k_$kind" | median); cr=$(cut -d' ' -f1 "$WORK/c_$kind" | median)
-    kc=$(cut -d' ' -f4 "$WORK/k_$kind" | median); cc=$(cut -d' ' -f4 "$WORK/c_$kind" | median)
+  for kind in get post post_inline post_stored; do
+    kr=$(cut -d' ' -f1 "$WORK/k_$kind" | median); cr=$(cut -d' ' -f1 "$WORK/c_${kind%%_*}" | median)
+    kc=$(cut -d' ' -f4 "$WORK/k_$kind" | median); cc=$(cut -d' ' -f4 "$WORK/c_${kind%%_*}" | median)
     awk -v kr="$kr" -v cr="$cr" -v kc="$kc" -v cc="$cc" -v k="$kind" 'BEGIN {
       printf "%s: kytosd/ceiling req/s ratio %.2f, CPU per request ratio %.2f\n", toupper(k),
         (cr > 0 ? kr / cr : 0), (cc > 0 ? kc / cc : 0) }'
