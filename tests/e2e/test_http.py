@@ -349,7 +349,8 @@ def rate_limit():
         # 5 per one-second window: at most two windows fit in this burst
         oks = [x for x in codes if x[0] == 200]
         t.ok(len(oks) <= 10 and len(limited) == 30 - len(oks)
-             and all(x[1] == "1" and b"Too Many Requests" in x[2] for x in limited),
+             and all(x[1] == "1" and b"Too Many Requests" in x[2]
+                     and b"per second from 127.0.0.1" in x[2] for x in limited),
              "per-client rate limit answers 429", codes[:7])
     finally:
         k.stop()
