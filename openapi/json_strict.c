@@ -378,6 +378,12 @@ static bool enter(struct jp *p)
     return true;
 }
 
+static void free_key(char *key, const char *kbuf)
+{
+    if (key != kbuf)
+        free(key);
+}
+
 static json_object *parse_object(struct jp *p)
 {
     json_object *obj;
@@ -400,7 +406,7 @@ static json_object *parse_object(struct jp *p)
         const char *k;
         size_t klen, kat;
         bool nul;
-        char *key;
+        char kbuf[128], *key;   /* json-c copies the key: ours only needs a NUL */
         json_object *v;
 
         if (p->pos >= p->len || p->s[p->pos] != '"') {
@@ -417,7 +423,7 @@ static json_object *parse_object(struct jp *p)
             fail_at(p, kat, "Object key containing \\u0000 is not supported at");
             goto bad;
         }
-        key = malloc(klen + 1);
+        key = klen < sizeof kbuf ? kbuf : malloc(klen + 1);
         if (!key) {
             fail_at(p, kat, "Out of memory at");
             goto bad;
@@ -426,7 +432,7 @@ static json_object *parse_object(struct jp *p)
         key[klen] = '\0';
         skip_ws(p);
         if (p->pos >= p->len || p->s[p->pos] != ':') {
-            free(key);
+            free_key(key, kbuf);
             fail_at(p, p->pos, "Expecting ':' delimiter");
             goto bad;
         }
@@ -434,18 +440,18 @@ static json_object *parse_object(struct jp *p)
         skip_ws(p);
         v = parse_value(p);
         if (p->failed) {
-            free(key);
+            free_key(key, kbuf);
             goto bad;
         }
         /* Duplicate keys: the last value wins at the first position,
          * as in Python's dict. */
         if (json_object_object_add(obj, key, v) != 0) {
             json_object_put(v);
-            free(key);
+            free_key(key, kbuf);
             fail_at(p, kat, "Out of memory at");
             goto bad;
         }
-        free(key);
+        free_key(key, kbuf);
         skip_ws(p);
         if (p->pos < p->len && p->s[p->pos] == ',') {
             p->pos++;

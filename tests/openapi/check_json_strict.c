@@ -155,6 +155,37 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* Keys of any length (short ones are copied on the stack, long ones on the
+ * heap), duplicates among them, and a failure right after each kind. */
+START_TEST(test_key_lengths)
+{
+    static const size_t lens[] = {1, 126, 127, 128, 129, 300};
+    char doc[2048], key[400], e[128];
+    json_object *v, *x;
+
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+        size_t n = lens[i];
+        memset(key, 'a' + (int)(i % 26), n);
+        key[n] = '\0';
+        snprintf(doc, sizeof doc, "{\"%s\": 1, \"%s\\u00e9\": 2, \"%s\": 3}", key, key, key);
+        ck_assert_int_eq(kytos_openapi_json_parse(doc, strlen(doc), NULL, &v, e, sizeof e), 0);
+        ck_assert_int_eq(json_object_object_length(v), 2);
+        ck_assert(json_object_object_get_ex(v, key, &x));
+        ck_assert_int_eq(json_object_get_int(x), 3);   /* the last one wins */
+        strcat(key, "\xc3\xa9");
+        ck_assert(json_object_object_get_ex(v, key, &x));
+        ck_assert_int_eq(json_object_get_int(x), 2);
+        json_object_put(v);
+        key[n] = '\0';
+        snprintf(doc, sizeof doc, "{\"%s\" 1}", key);
+        ck_assert_int_eq(kytos_openapi_json_parse(doc, strlen(doc), NULL, &v, e, sizeof e), -1);
+        ck_assert_ptr_nonnull(strstr(e, "Expecting ':' delimiter"));
+        snprintf(doc, sizeof doc, "{\"%s\": [}", key);
+        ck_assert_int_eq(kytos_openapi_json_parse(doc, strlen(doc), NULL, &v, e, sizeof e), -1);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("openapi_json_strict");
@@ -165,6 +196,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bignum_option);
     tcase_add_test(tc, test_strings);
     tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_key_lengths);
     suite_add_tcase(s, tc);
     return s;
 }
