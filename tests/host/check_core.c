@@ -139,6 +139,16 @@ START_TEST(target_decodes_per_segment)
     r = kh_req_new(NULL, &tp, NULL);
     ck_assert_int_eq(kh_req_set_target(r, "GET", "noslash", err, sizeof err), 400);
     kh_req_unref(r);
+    /* the method: up to 15 bytes, copied whole */
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "ABCDEFGHIJKLMNO", "/a", err, sizeof err), 0);
+    ck_assert_str_eq(r->method, "ABCDEFGHIJKLMNO");
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "ABCDEFGHIJKLMNOP", "/a", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad method");
+    ck_assert_int_eq(kh_req_set_target(r, NULL, "/a", err, sizeof err), 400);
+    kh_req_unref(r);
 }
 END_TEST
 
