@@ -1,7 +1,7 @@
 /* bench/benchnapp.c - kytos/bench: the kytosd side of the ceiling
  * comparison.  GET fixed8k answers the same 8 KB JSON as bench/ceiling
- * (inline, as GET topology/v3 serves a cached body); POST sink reads the
- * parsed body and answers 202 from a worker thread; sink_inline does the
+ * (inline, as GET topology/v3 serves a cached body); POST sink answers 202
+ * from a worker thread once the host parsed the body; sink_inline does the
  * same on the I/O thread, and sink_stored also queues one store write (an
  * upsert of one document, as a flow POST's) and answers once it is
  * committed: what a flow POST costs before flow_manager's own work.

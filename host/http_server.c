@@ -304,7 +304,8 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
 {
     struct kh_http *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        char *peer = malloc(PEER_LEN);   /* (none: each request makes its own) */
+        /* NULL when out of memory: uri_log then formats it per request */
+        char *peer = calloc(1, PEER_LEN);
         if (peer)
             peer_text(conn, peer);
         *socket_context = peer;

@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += host/libkh_util.la
 host_libkh_util_la_SOURCES = \
 	host/error.c host/log.c host/log.h host/conf.c host/conf.h \
-	host/workpool.c host/workpool.h host/host.h
+	host/workpool.c host/workpool.h host/thread_batch.h host/host.h
 host_libkh_util_la_CFLAGS = $(AM_CFLAGS)
 host_libkh_util_la_LIBADD = $(JSONC_LIBS)
 

@@ -5,7 +5,8 @@ host_libkh_store_la_SOURCES = \
 	host/store.h host/store_impl.h host/store_doc.h host/store_filter.h \
 	host/store.c host/store_api.c host/store_path.c host/store_value.c \
 	host/store_update.c host/store_proj.c host/store_filter.c host/store_async.c \
-	host/store_sqlite.c host/store_mongo.c host/store_bson.c host/store_bson.h
+	host/store_sqlite.c host/store_mongo.c host/store_bson.c host/store_bson.h \
+	host/thread_batch.h
 host_libkh_store_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MONGOC_CFLAGS)
 host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) -lm
 

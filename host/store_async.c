@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store_impl.h"
+#include "thread_batch.h"
 
 #define ASYNC_BATCH_MAX 512
 
@@ -184,19 +185,7 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
             rc = kh_store_err(err, KYTOS_ENOMEM, "cannot start the store's writer thread");
         else {
             pthread_setname_np(a->th, "store-writer");
-#ifdef SCHED_BATCH
-            /* Linux's SCHED_BATCH: same share of the CPU, but a wake-up
-             * does not preempt the thread that queued the write.  On a
-             * busy core the writer otherwise ran at once for each write,
-             * ran into the locks its waker still held (ours, and the
-             * NApp's around its submit) and switched back: +15-25% POSTs
-             * per second with it (bench, alternated runs).  Refusal costs
-             * nothing but that. */
-            {
-                struct sched_param sp = {0};
-                (void)pthread_setschedparam(a->th, SCHED_BATCH, &sp);
-            }
-#endif
+            kh_thread_batch(a->th);   /* (thread_batch.h: why) */
             a->started = 1;
         }
     }

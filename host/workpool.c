@@ -6,6 +6,7 @@
 #define _GNU_SOURCE 1
 #include <sched.h>
 #include "workpool.h"
+#include "thread_batch.h"
 #include "host.h"
 #include <errno.h>
 #include <pthread.h>
@@ -53,7 +54,10 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-#define WORKER_STACK (512 * 1024) /* handlers are not deeply recursive */
+/* Handlers are not deeply recursive; the deepest is the strict JSON
+ * parser: about 200 bytes a level, 13 KB at its default depth limit (64),
+ * 200 KB at the largest one allowed (1000). */
+#define WORKER_STACK (512 * 1024)
 
 static __thread const kh_workpool *current_pool;
 static void *worker_main(void *arg);
@@ -252,20 +256,9 @@ static void *worker_main(void *arg)
     kh_workpool *p = arg;
 
     current_pool = p;
-#ifdef SCHED_BATCH
-    /* Linux's SCHED_BATCH, as the store's writer: the same share of the
-     * CPU, but a worker woken for a job does not preempt the thread that
-     * queued it.  On a busy core the I/O thread was otherwise switched out
-     * at every pooled request, and back at every answer (the resume wakes
-     * it): a pooled POST that answers at once went from 30k to 58k
-     * requests per second, kytosd on one core (alternated runs).  Woken
-     * on an idle core, as usual with more than one, it runs at once
-     * anyway.  Refusal costs nothing but that. */
-    {
-        struct sched_param sp = {0};
-        (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-    }
-#endif
+    /* a worker woken for a job must not preempt the I/O thread that
+     * queued it (thread_batch.h) */
+    kh_thread_batch(pthread_self());
     pthread_mutex_lock(&p->mu);
     for (;;) {
         p->idle++;
