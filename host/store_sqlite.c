@@ -1670,7 +1670,16 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
                 continue;
             }
         }
-        if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
+        if (rc == 0 && nw == 1) {
+            /* alone in the transaction: a failure rolls all of it back,
+             * which is all its savepoint would undo (two statements less a
+             * commit; at light load every batch is a single write) */
+            rc = bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
+            if (rc < 0) {
+                sq_rollback(&s->writer);
+                open = 0;
+            }
+        } else if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
             rc = bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
             if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {
                 sq_rollback(&s->writer);   /* cannot undo just this one: fail the rest */

@@ -1005,6 +1005,19 @@ START_TEST(bulk_async)
     assert_json(get(c, "f"), "{\"_id\": \"f\", \"v\": 7}");
     ck_assert_str_eq(idset(c, "{\"_id\": \"x\"}"), B->atomic_bulk ? "" : "x");
     assert_json(get(c, "y"), "{\"_id\": \"y\", \"v\": 2}");
+    /* alone in its commit (the writer idle when it is queued): a failing
+     * bulk is undone whole all the same, and the writer goes on */
+    w[0] = W(KYTOS_WRITE_PUT, "solo", "{\"v\": 1}", 0);
+    w[1] = W(KYTOS_WRITE_INSERT, "f", "{\"v\": 9}", 0);
+    OK(kh_store_bulk_async(S, c, w, 2, async_done, &l, &E));
+    ck_assert_int_eq(async_wait(&l, 11), 11);
+    ck_assert_int_eq(l.rc[10], KYTOS_EEXIST);
+    ck_assert_msg(strstr(l.msg[10], "op 1") != NULL, "message: %s", l.msg[10]);
+    ck_assert_str_eq(idset(c, "{\"_id\": \"solo\"}"), B->atomic_bulk ? "" : "solo");
+    w[0] = W(KYTOS_WRITE_PATCH, "nowhere", "{\"$set\": {\"v\": 1}}", 0);
+    OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
+    ck_assert_int_eq(async_wait(&l, 12), 12);
+    ck_assert_int_eq(l.rc[11], KYTOS_ENOTFOUND);
     /* refused at once (done is never called; the docs are freed all the same) */
     w[0] = W(99, "z", "{}", 0);
     FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
@@ -1013,16 +1026,17 @@ START_TEST(bulk_async)
     w[0] = W(KYTOS_WRITE_PUT, "z", "{}", 0);
     FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 1, NULL, &l, &E));
     FAILS(KYTOS_EINVAL, kh_store_bulk_async(S, c, w, 0, async_done, &l, &E));
-    /* a refused write never answers: nothing came after the first 10 (the
+    /* a refused write never answers: nothing came after the first 12 (the
      * writer answers in order, so a stray callback would be before the
      * next queued write's, which is awaited below) */
     w[0] = W(KYTOS_WRITE_PUT, "after", "{}", 0);
     OK(kh_store_bulk_async(S, c, w, 1, async_done, &l, &E));
-    ck_assert_int_eq(async_wait(&l, 11), 11);
+    ck_assert_int_eq(async_wait(&l, 13), 13);
     pthread_mutex_lock(&l.mu);
-    ck_assert_int_eq(l.n, 11);
-    ck_assert_int_eq(l.rc[10], 0);
+    ck_assert_int_eq(l.n, 13);
+    ck_assert_int_eq(l.rc[12], 0);
     pthread_mutex_unlock(&l.mu);
+    assert_json(get(c, "after"), "{\"_id\": \"after\"}");
     /* closing the store answers every write still queued */
     for (k = 0; k < 100; k++) {
         char id[16];
@@ -1033,8 +1047,8 @@ START_TEST(bulk_async)
     B->close(S);
     S = NULL;
     pthread_mutex_lock(&l.mu);
-    ck_assert_int_eq(l.n, 111);
-    for (k = 11; k < 111; k++)
+    ck_assert_int_eq(l.n, 113);
+    for (k = 13; k < 113; k++)
         ck_assert_int_eq(l.rc[k], 0);
     pthread_mutex_unlock(&l.mu);
     S = B->open();   /* for teardown */
