@@ -166,14 +166,14 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
     }
     embedded = !strcmp(backend, "sqlite");
     s->async = kh_store_async_new(s->b, embedded ? kh_store_sqlite_bulk_batch : NULL, 4096, count_async, s);
-    if (s->async && embedded)
-        kh_store_async_allow_claims(s->async);   /* its commits are local and quick */
     if (!s->async) {
         s->b->ops->close(s->b);
         pthread_mutex_destroy(&s->hmu);
         free(s);
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     }
+    if (embedded)
+        kh_store_async_allow_claims(s->async);   /* its commits are local and quick */
     *out = s;
     return 0;
 }

@@ -170,6 +170,15 @@ struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_b
     return a;
 }
 
+/* Unlock, then signal the writer if wake: after the unlock, so that a
+ * writer woken on another core does not run into our lock. */
+static void unlock_and_wake(struct kh_store_async *a, int wake)
+{
+    pthread_mutex_unlock(&a->mu);
+    if (wake)
+        pthread_cond_signal(&a->cv);
+}
+
 int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, struct kytos_error *err)
 {
     int rc = 0, wake = 0;
@@ -219,9 +228,7 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
             }
         }
     }
-    pthread_mutex_unlock(&a->mu);
-    if (wake)   /* after the unlock: the writer does not wake into our lock */
-        pthread_cond_signal(&a->cv);
+    unlock_and_wake(a, wake);
     return rc;
 }
 
@@ -255,16 +262,12 @@ int kh_store_claims_allow(int on)
 void kh_store_claims_release(void)
 {
     struct kh_store_async *a = tl_claim;
-    int wake;
 
     if (!a)
         return;
     tl_claim = NULL;
     pthread_mutex_lock(&a->mu);
-    wake = unclaim_locked(a, tl_claim_gen);
-    pthread_mutex_unlock(&a->mu);
-    if (wake)
-        pthread_cond_signal(&a->cv);
+    unlock_and_wake(a, unclaim_locked(a, tl_claim_gen));
 }
 
 void kh_store_claims_run(void)
@@ -279,10 +282,7 @@ void kh_store_claims_run(void)
     pthread_mutex_lock(&a->mu);
     if (!a->claimed || a->claim_gen != tl_claim_gen || !a->head) {
         /* taken back (the queue is closing): the writer has it */
-        wake = unclaim_locked(a, tl_claim_gen);
-        pthread_mutex_unlock(&a->mu);
-        if (wake)
-            pthread_cond_signal(&a->cv);
+        unlock_and_wake(a, unclaim_locked(a, tl_claim_gen));
         return;
     }
     list = take_batch(a);
@@ -298,9 +298,7 @@ void kh_store_claims_run(void)
         a->sleeping = 0;
     if (!a->head)
         pthread_cond_broadcast(&a->idle_cv);
-    pthread_mutex_unlock(&a->mu);
-    if (wake)
-        pthread_cond_signal(&a->cv);
+    unlock_and_wake(a, wake);
 }
 
 void kh_store_async_close(struct kh_store_async *a)
