@@ -130,8 +130,17 @@ const char *kh_event_name_invalid(const char *name)
         return "the event name is longer than 255 bytes";
     if (n == 0)
         return "the event name is empty";
-    /* (checked on every publish: no branch per byte) */
-    for (i = 0; i < n; i++)
+    /* Checked on every publish (about 6 per flow POST): 8 bytes at a time.
+     * A word has a byte under 0x21 iff (x - 0x21..) & ~x & 0x80.. is not
+     * zero, and one over 0x7e iff ((x + 0x01..) | x) & 0x80.. is not: both
+     * exact for these bounds (under 0x80) as yes/no tests. */
+    for (i = 0; n - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, name + i, 8);
+        bad |= (((x - 0x2121212121212121ull) & ~x) | ((x + 0x0101010101010101ull) | x)) &
+               0x8080808080808080ull ? 1u : 0u;
+    }
+    for (; i < n; i++)
         bad |= (unsigned char)((unsigned char)name[i] - 0x21) > 0x7e - 0x21;
     return bad ? "the event name has a space, control or non-ASCII byte" : NULL;
 }

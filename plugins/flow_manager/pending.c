@@ -92,13 +92,18 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
 static struct latest *latest_locked(struct fm_pending *p, const char *match_id, int *same)
 {
     struct latest *l;
+    uint32_t h = 0;
 
     if (!match_id || strlen(match_id) != 32)
         return NULL;
-    l = &p->lt[strtoul((char[9]){match_id[0], match_id[1], match_id[2], match_id[3], match_id[4],
-                                 match_id[5], match_id[6], match_id[7], '\0'},
-                       NULL, 16) %
-               LATEST];
+    /* the digits' value for hex ("0-9a-fA-F"), by hand: strtoul cost
+     * more than the rest of the lookup; another byte just lands
+     * somewhere, the same place every time */
+    for (int i = 0; i < 8; i++) {
+        unsigned c = (unsigned char)match_id[i];
+        h = (h << 4) | (((c & 0x0f) + (c >> 6) * 9) & 0x0f);
+    }
+    l = &p->lt[h % LATEST];
     pthread_mutex_lock(&p->latest_lock);
     *same = strcmp(l->mid, match_id) == 0;
     return l;

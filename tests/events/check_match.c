@@ -179,6 +179,20 @@ START_TEST(event_names)
         snprintf(name, sizeof name, "kytos/x%cy", (char)c);
         ck_assert_msg((kh_event_name_invalid(name) == NULL) == ok, "byte 0x%02x", c);
     }
+    /* every byte at every offset of names of 1 to 3 words and a tail (the
+     * check reads whole words, then the rest one byte at a time) */
+    for (size_t len = 1; len <= 27; len++) {
+        for (size_t at = 0; at < len; at++) {
+            for (unsigned c = 1; c < 256; c++) {
+                int ok = c > 0x20 && c < 0x7f;
+                memset(name, 'k', len);
+                name[len] = '\0';
+                name[at] = (char)c;
+                ck_assert_msg((kh_event_name_invalid(name) == NULL) == ok, "byte 0x%02x at %zu of %zu",
+                              c, at, len);
+            }
+        }
+    }
 }
 END_TEST
 
