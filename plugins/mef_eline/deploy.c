@@ -63,12 +63,24 @@ static void release_tags(struct me *me, struct me_path *p)
     pthread_mutex_unlock(&me->lock);
 }
 
-static int reserve_tags(struct me *me, struct me_path *p)
+/* The S-VLAN the link between a and b had in old, or 0. */
+static uint16_t old_tag(const struct me_path *old, const char *a, const char *b)
+{
+    size_t i;
+    for (i = 0; old && i < old->n; i++)
+        if ((strcmp(old->h[i].a, a) == 0 && strcmp(old->h[i].b, b) == 0) ||
+            (strcmp(old->h[i].a, b) == 0 && strcmp(old->h[i].b, a) == 0))
+            return old->h[i].s_vlan;
+    return 0;
+}
+
+static int reserve_tags(struct me *me, struct me_path *p, const struct me_path *old)
 {
     size_t i;
     pthread_mutex_lock(&me->lock);
     for (i = 0; i < p->n; i++) {
-        p->h[i].s_vlan = me_tagtab_alloc_pair(me->tags, p->h[i].a, p->h[i].b);
+        p->h[i].s_vlan = me_tagtab_alloc_pair_avoid(me->tags, p->h[i].a, p->h[i].b,
+                                                    old_tag(old, p->h[i].a, p->h[i].b));
         if (!p->h[i].s_vlan)
             break;
     }
@@ -87,7 +99,21 @@ static void mark_time(struct me_evc *e, const char *field)
     json_object_object_add(e->doc, field, json_object_new_string(now));
 }
 
+static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid,
+                   const struct me_path *old);
+
 bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid)
+{
+    return deploy(me, e, avoid, n_avoid, NULL);
+}
+
+bool me_deploy_avoiding_tags(struct me *me, struct me_evc *e, const struct me_path *old)
+{
+    return deploy(me, e, NULL, 0, old);
+}
+
+static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid,
+                   const struct me_path *old)
 {
     struct me_snap *snap;
     struct me_path path = {0};
@@ -106,7 +132,7 @@ bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t
             kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) has no path to deploy on", e->id);
             return false;
         }
-        if (reserve_tags(me, &path) != 0) {
+        if (reserve_tags(me, &path, old) != 0) {
             me_snap_put(snap);
             me_path_clear(&path);
             kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s): no S-VLAN available on its path",

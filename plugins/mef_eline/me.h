@@ -58,6 +58,9 @@ const char *me_tagtab_epl_owner(struct me_tagtab *t, const char *intf);
 void me_tagtab_set_epl_owner(struct me_tagtab *t, const char *intf, const char *evc_id);
 /* Lowest VLAN free on both a and b, reserved on both; 0 when none. */
 uint16_t me_tagtab_alloc_pair(struct me_tagtab *t, const char *a, const char *b);
+/* The same, but not avoid (0: none) unless it is the only one free. */
+uint16_t me_tagtab_alloc_pair_avoid(struct me_tagtab *t, const char *a, const char *b,
+                                    uint16_t avoid);
 /* Reserve a given VLAN on both (loading stored paths); 0 or -1 if taken. */
 int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
 void me_tagtab_free_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
@@ -188,6 +191,9 @@ void me_snapshot_set(struct me *me, struct me_snap *s);
 /* deploy.c; caller holds e->lock. */
 /* Choose a path, reserve S-VLANs, install flows; true when deployed. */
 bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid);
+/* me_deploy, each link of the new path avoiding the S-VLAN that link had
+ * in old (Kytos' redeploy with try_avoid_same_s_vlan); old may be NULL. */
+bool me_deploy_avoiding_tags(struct me *me, struct me_evc *e, const struct me_path *old);
 /* Remove installed flows and release the current path's S-VLANs. */
 void me_undeploy(struct me *me, struct me_evc *e);
 

@@ -21,14 +21,36 @@ static int check_uni_intf(struct me *me, struct me_snap **snap, struct json_obje
     return id && me_snap_intf(*snap, id) ? 0 : -1;
 }
 
-/* A static path: known endpoints, chained from switch a to switch z. */
+static bool nonempty_array(struct json_object *v)
+{
+    return json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0;
+}
+
+/* Python's repr of a set of switch ids, as Kytos prints them. */
+static void set_repr(char *out, size_t len, const char *x, const char *y)
+{
+    if (!x && !y)
+        snprintf(out, len, "set()");
+    else if (x && y)
+        snprintf(out, len, "{'%s', '%s'}", x, y);
+    else
+        snprintf(out, len, "{'%s'}", x ? x : y);
+}
+
+/* A static path (Kytos' Path.is_valid): known endpoints; each link leads
+ * from the previous switch to exactly one new switch, never back to one
+ * visited; each is a link of the topology between those two interfaces
+ * (not checked for a scheduled EVC, deployed later); the last one reaches
+ * switch z. */
 static int check_path(const char *what, struct json_object *arr, const struct me_snap *snap,
-                      const char *a, const char *z, struct json_object **out, char *err,
-                      size_t errlen)
+                      const char *a, const char *z, bool scheduled, struct json_object **out,
+                      char *err, size_t errlen)
 {
     struct me_path p = {0};
-    char cur[ME_DPID_MAX];
-    size_t i;
+    const char **visited = NULL;
+    const char *prev = a;
+    char s1[2 * ME_DPID_MAX + 16], s2[2 * ME_DPID_MAX + 16];
+    size_t i, nv = 0;
 
     *out = NULL;
     if (me_path_from_json(&p, arr, err, errlen) != 0)
@@ -42,36 +64,60 @@ static int check_path(const char *what, struct json_object *arr, const struct me
             snprintf(err, errlen, "Could not get interface endpoint_b id %s", p.h[i].b);
             goto bad;
         }
-        if (!p.h[i].link[0]) {
-            const struct me_link *l = me_snap_link_between(snap, p.h[i].a, p.h[i].b);
-            if (l)
-                snprintf(p.h[i].link, sizeof p.h[i].link, "%s", l->id);
-        }
     }
-    if (p.n) {
-        snprintf(cur, sizeof cur, "%s", a);
-        for (i = 0; i < p.n; i++) {
-            const char *da = me_snap_intf(snap, p.h[i].a)->dpid;
-            const char *db = me_snap_intf(snap, p.h[i].b)->dpid;
-            if (strcmp(da, cur) == 0) {
-                snprintf(cur, sizeof cur, "%s", db);
-            } else if (strcmp(db, cur) == 0) {
-                snprintf(cur, sizeof cur, "%s", da);
-            } else {
-                snprintf(err, errlen, "%s is not valid: link %zu does not start at switch %s", what,
-                         i, cur);
+    if (p.n && !(visited = calloc(p.n + 1, sizeof *visited))) {
+        snprintf(err, errlen, "out of memory");
+        goto bad;
+    }
+    if (p.n)
+        visited[nv++] = a;
+    for (i = 0; i < p.n; i++) {
+        const char *da = me_snap_intf(snap, p.h[i].a)->dpid;
+        const char *db = me_snap_intf(snap, p.h[i].b)->dpid;
+        const struct me_link *l = me_snap_link_between(snap, p.h[i].a, p.h[i].b);
+        /* {da, db} - {prev}: one switch, or the link is not a next hop */
+        const char *x = strcmp(da, prev) ? da : NULL, *y = strcmp(db, prev) ? db : NULL;
+        size_t k;
+        if (x && y && strcmp(x, y) == 0)
+            y = NULL;
+        if (!x == !y) {
+            set_repr(s1, sizeof s1, prev, NULL);
+            set_repr(s2, sizeof s2, x, y);
+            snprintf(err, errlen,
+                     "%s is not valid: Previous switch %s is not connected to current link with "
+                     "switches %s.", what, s1, s2);
+            goto bad;
+        }
+        if (!x)
+            x = y;
+        for (k = 0; k < nv; k++) {
+            if (strcmp(visited[k], x) == 0) {
+                set_repr(s1, sizeof s1, x, NULL);
+                snprintf(err, errlen,
+                         "%s is not valid: Loop detected in path, switch %s was visited more "
+                         "than once.", what, s1);
                 goto bad;
             }
         }
-        if (strcmp(cur, z) != 0) {
-            snprintf(err, errlen, "%s is not valid: the path ends at %s, not at %s", what, cur, z);
+        if (!scheduled && (!l || (p.h[i].link[0] && strcmp(p.h[i].link, l->id) != 0))) {
+            snprintf(err, errlen, "%s is not valid: Link %s-%s is not available.", what, p.h[i].a,
+                     p.h[i].b);
             goto bad;
         }
+        if (l && !p.h[i].link[0])
+            snprintf(p.h[i].link, sizeof p.h[i].link, "%s", l->id);
+        visited[nv++] = prev = x;
     }
+    if (p.n && strcmp(prev, z) != 0) {
+        snprintf(err, errlen, "%s is not valid: Last link does not contain uni_z switch", what);
+        goto bad;
+    }
+    free(visited);
     *out = me_path_json(&p, false);
     me_path_clear(&p);
     return 0;
 bad:
+    free(visited);
     me_path_clear(&p);
     return -1;
 }
@@ -260,10 +306,11 @@ static int h_create(kytos_req *req, void *ud)
     uni_dpid(uz, dz, sizeof dz);
 
     /* 2. static paths chain from uni_a's switch to uni_z's */
-    if (check_path("primary_path", json_object_object_get(body, "primary_path"), snap, da, dz, &pp,
-                   err, sizeof err) != 0 ||
-        check_path("backup_path", json_object_object_get(body, "backup_path"), snap, da, dz, &bp,
-                   err, sizeof err) != 0) {
+    scheduled = nonempty_array(json_object_object_get(body, "circuit_scheduler"));
+    if (check_path("primary_path", json_object_object_get(body, "primary_path"), snap, da, dz,
+                   scheduled, &pp, err, sizeof err) != 0 ||
+        check_path("backup_path", json_object_object_get(body, "backup_path"), snap, da, dz,
+                   scheduled, &bp, err, sizeof err) != 0) {
         me_snap_put(snap);
         json_object_put(pp);
         return kytos_resp_error(req, 400, "%s", err);
@@ -538,7 +585,8 @@ static int h_update(kytos_req *req, void *ud)
         size_t i;
         for (i = 0; i < 2; i++) {
             if (json_object_object_get_ex(body, paths[i], &arr) &&
-                check_path(paths[i], arr, snap, da, dz, &checked[i], err, sizeof err) != 0) {
+                /* (Kytos' update checks the links even for a scheduled EVC) */
+                check_path(paths[i], arr, snap, da, dz, false, &checked[i], err, sizeof err) != 0) {
                 json_object_put(checked[0]);
                 st = 400;
                 goto done;
@@ -571,6 +619,15 @@ static int h_update(kytos_req *req, void *ud)
     }
     if (me_evc_load(e, snap, err, sizeof err) != 0) {
         st = 400;
+    } else if (!is_list_tag(json_object_object_get(e->doc, "uni_a")) !=
+                   !is_list_tag(json_object_object_get(e->doc, "uni_z")) ||
+               (e->a.tag.kind == ME_TAG_RANGES && !me_tag_equal(&e->a.tag, &e->z.tag))) {
+        /* Kytos' EVC.update checks the result as create does */
+        st = 400;
+        snprintf(err, sizeof err, "UNI_A and UNI_Z tag lists should be the same.");
+    } else if (strcmp(e->a.dpid, e->z.dpid) != 0 && e->primary.n == 0 && !e->dynamic) {
+        st = 400;
+        snprintf(err, sizeof err, "The EVC must have a primary path or allow dynamic paths.");
     } else if (uni_change) {
         st = reserve_unis(me, e, !has_tag(json_object_object_get(e->doc, "uni_a")),
                           !has_tag(json_object_object_get(e->doc, "uni_z")), err, sizeof err);
@@ -586,11 +643,6 @@ static int h_update(kytos_req *req, void *ud)
             reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
                          sizeof ignore);
         goto done;
-    }
-    if (strcmp(e->a.dpid, e->z.dpid) != 0 && e->primary.n == 0 && !e->dynamic && e->enabled) {
-        /* keep Kytos' creation rule for updates too */
-        kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) has neither a primary path nor dynamic paths",
-                  e->id);
     }
     if (e->active) {
         if (enable_set && !enable) {
@@ -679,29 +731,41 @@ static int h_redeploy(kytos_req *req, void *ud)
 {
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id");
-    struct me_evc *e = me_evc_get(me, id);
+    const char *q = kytos_req_query(req, "try_avoid_same_s_vlan");
+    struct me_evc *e;
+    struct me_path old = {0};
     struct json_object *out;
+    bool avoid, deployed = false;
     char text[128];
-    unsigned st;
 
-    if (!e)
+    /* checked first, as Kytos does; "true" unless asked otherwise */
+    if (q && strcasecmp(q, "true") != 0 && strcasecmp(q, "false") != 0)
+        return kytos_resp_error(req, 400, "Parameter try_avoid_same_s_vlan has an invalid value.");
+    avoid = !q || strcasecmp(q, "true") == 0;
+    if (!(e = me_evc_get(me, id)))
         return kytos_resp_error(req, 404, "circuit_id %s not found", id);
     pthread_mutex_lock(&e->lock);
     if (e->enabled && !e->archived) {
+        /* the old path's S-VLANs, for the new path to pick others */
+        if (avoid && e->current.n && (old.h = malloc(e->current.n * sizeof *old.h))) {
+            memcpy(old.h, e->current.h, e->current.n * sizeof *old.h);
+            old.n = e->current.n;
+        }
         me_undeploy(me, e);
-        me_deploy(me, e, NULL, 0);
+        deployed = me_deploy_avoiding_tags(me, e, avoid ? &old : NULL);
         me_evc_sync(me, e);
-        snprintf(text, sizeof text, "Circuit %s redeploy received.", id);
-        st = 202;
-    } else {
-        snprintf(text, sizeof text, "Circuit %s is disabled.", id);
-        st = 409;
     }
     pthread_mutex_unlock(&e->lock);
+    me_path_clear(&old);
     me_evc_unref(e);
+    /* Kytos: 409 when the EVC is disabled or could not be deployed */
+    if (deployed)
+        snprintf(text, sizeof text, "Circuit %s redeploy received.", id);
+    else
+        snprintf(text, sizeof text, "Circuit %s is disabled.", id);
     out = json_object_new_object();
     json_object_object_add(out, "response", json_object_new_string(text));
-    return kytos_resp_json_take(req, st, out);
+    return kytos_resp_json_take(req, deployed ? 202 : 409, out);
 }
 
 int me_rest_evc_register(struct me *me)

@@ -141,11 +141,11 @@ static int h_bulk_delete_metadata(kytos_req *req, void *ud)
     return bulk(req, ud, kytos_req_param(req, "key"), 200);
 }
 
-/* GET v2/evc/schedule: [{schedule_id, circuit_id, schedule}], {} with no EVC */
+/* GET v2/evc/schedule: [{schedule_id, circuit_id, schedule}], {} with no live EVC */
 static int h_list_schedules(kytos_req *req, void *ud)
 {
     struct me *me = ud;
-    struct json_object *out, *doc, *proj;
+    struct json_object *out, *doc, *proj, *filter;
     struct kytos_error err = {0};
     kytos_cursor *cur = NULL;
     size_t seen = 0;
@@ -154,11 +154,17 @@ static int h_list_schedules(kytos_req *req, void *ud)
     proj = json_object_new_object();
     json_object_object_add(proj, "id", json_object_new_int(1));
     json_object_object_add(proj, "circuit_scheduler", json_object_new_int(1));
+    /* Kytos lists the live EVCs' schedules (get_circuits(archived=False)):
+     * a deleted EVC keeps its circuit_scheduler but is no longer run */
+    filter = json_object_new_object();
+    json_object_object_add(filter, "archived", json_object_new_boolean(0));
     rc = kytos_store_find(me->napp, ME_COLL,
                           &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                               .filter = filter,
                                                .projection = proj},
                           &cur, &err);
     json_object_put(proj);
+    json_object_put(filter);
     if (rc != KYTOS_OK)
         return kytos_resp_error(req, 500, "Failed to read EVCs: %s", err.message);
     out = json_object_new_array();

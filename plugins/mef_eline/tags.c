@@ -378,19 +378,27 @@ void me_tagtab_set_epl_owner(struct me_tagtab *t, const char *intf, const char *
 
 uint16_t me_tagtab_alloc_pair(struct me_tagtab *t, const char *a, const char *b)
 {
+    return me_tagtab_alloc_pair_avoid(t, a, b, 0);
+}
+
+uint16_t me_tagtab_alloc_pair_avoid(struct me_tagtab *t, const char *a, const char *b,
+                                    uint16_t avoid)
+{
     struct ent *x = get(t, a, true), *y = get(t, b, true);
-    unsigned v;
+    unsigned v, pick = 0;
 
     if (!x || !y)
         return 0;
-    for (v = VLAN_MIN; v <= VLAN_MAX; v++) {
-        if (!bit(x, v) && !bit(y, v)) {
-            setbit(x, v, true);
-            setbit(y, v, true);
-            return (uint16_t)v;
-        }
+    for (v = VLAN_MIN; v <= VLAN_MAX && !pick; v++)
+        if (!bit(x, v) && !bit(y, v) && v != avoid)
+            pick = v;
+    if (!pick && avoid >= VLAN_MIN && avoid <= VLAN_MAX && !bit(x, avoid) && !bit(y, avoid))
+        pick = avoid;   /* the only one free */
+    if (pick) {
+        setbit(x, pick, true);
+        setbit(y, pick, true);
     }
-    return 0;
+    return (uint16_t)pick;
 }
 
 int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan)

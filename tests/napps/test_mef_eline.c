@@ -547,6 +547,181 @@ static size_t listed(const char *sid, const char *evc)
     return n;
 }
 
+/* A body from S1:1 to uni_z's interface with the given primary_path and extra members. */
+static void path_body(char *out, size_t len, const char *z, const char *path, const char *extra)
+{
+    snprintf(out, len,
+             "{\"name\":\"p\",\"uni_a\":{\"interface_id\":\"" S1 ":1\",\"tag\":{\"tag_type\":"
+             "\"vlan\",\"value\":2100}},\"uni_z\":{\"interface_id\":\"%s:1\",\"tag\":{\"tag_type\":"
+             "\"vlan\",\"value\":2100}},\"primary_path\":[%s]%s}",
+             z, path, extra);
+}
+
+#define HOP(a, b) "{\"endpoint_a\":{\"id\":\"" a "\"},\"endpoint_b\":{\"id\":\"" b "\"}}"
+
+/* Kytos' Path.is_valid on create and update: each link leads from the
+ * previous switch to one new one, no switch twice, links of the topology
+ * (unless scheduled), ending at uni_z's switch. */
+START_TEST(static_paths_are_checked_as_kytos_does)
+{
+    static const struct {
+        const char *z, *path, *extra, *want;
+    } bad[] = {
+        {S3, HOP(S2 ":3", S3 ":2"), "",
+         "primary_path is not valid: Previous switch {'" S1 "'} is not connected to current link "
+         "with switches {'" S2 "', '" S3 "'}."},
+        {S3, HOP(S1 ":3", S2 ":2") "," HOP(S2 ":3", S3 ":2") "," HOP(S3 ":3", S1 ":2"), "",
+         "primary_path is not valid: Loop detected in path, switch {'" S1 "'} was visited more "
+         "than once."},
+        {S2, HOP(S1 ":3", S2 ":3"), "",
+         "primary_path is not valid: Link " S1 ":3-" S2 ":3 is not available."},
+        {S3, HOP(S1 ":3", S2 ":2"), "", "primary_path is not valid: Last link does not contain uni_z switch"},
+    };
+    char body[1024], id[15], path[256];
+    kytos_test_resp *r;
+    size_t i;
+    int deployed = 1;
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path_body(body, sizeof body, bad[i].z, bad[i].path, bad[i].extra);
+        r = req("POST", ME "v2/evc/", body);
+        ck_assert_msg(kytos_test_resp_status(r) == 400, "case %zu: %u", i, kytos_test_resp_status(r));
+        ck_assert_str_eq(description(r), bad[i].want);
+        kytos_test_resp_free(r);
+    }
+    /* a link that is not there yet, for a scheduled EVC: accepted, not deployed */
+    path_body(body, sizeof body, S2, HOP(S1 ":3", S2 ":3"),
+              ",\"circuit_scheduler\":[{\"date\":\"2035-01-01T00:00:00Z\",\"action\":\"create\"}]");
+    create(body, id, &deployed);
+    ck_assert(!deployed);
+    /* update: the same checks, nothing changed on a refusal */
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    r = req("PATCH", path, "{\"primary_path\":[" HOP(S1 ":3", S2 ":3") "]}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "primary_path is not valid: Link " S1 ":3-" S2 ":3 is not available.");
+    kytos_test_resp_free(r);
+    r = req("PATCH", path, "{\"primary_path\":[" HOP(S1 ":3", S2 ":2") "]}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+/* Kytos' EVC.update checks the result as create does. */
+START_TEST(update_keeps_the_create_rules)
+{
+    char id[15], path[256];
+    kytos_test_resp *r;
+    struct json_object *e;
+
+    create(EVPL("evpl-rules", "2200"), id, NULL);
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    r = req("PATCH", path, "{\"dynamic_backup_path\":false}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "The EVC must have a primary path or allow dynamic paths.");
+    kytos_test_resp_free(r);
+    r = req("PATCH", path, "{\"uni_a\":{\"interface_id\":\"" S1 ":1\",\"tag\":{\"tag_type\":\"vlan\","
+                           "\"value\":[[2300,2310]]}}}");
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "UNI_A and UNI_Z tag lists should be the same.");
+    kytos_test_resp_free(r);
+    /* neither applied: still dynamic, still on VLAN 2200, still deployed */
+    e = get_evc(id, &r);
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "dynamic_backup_path")));
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(
+                         json_object_object_get(json_object_object_get(e, "uni_a"), "tag"), "value")),
+                     2200);
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "active")));
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+/* The S-VLANs of the EVC's current path, in order; how many. */
+static size_t current_s_vlans(const char *id, int *out, size_t cap)
+{
+    kytos_test_resp *r;
+    struct json_object *e = get_evc(id, &r), *cp = json_object_object_get(e, "current_path");
+    size_t i, n = json_object_array_length(cp);
+
+    for (i = 0; i < n && i < cap; i++) {
+        struct json_object *md = json_object_object_get(json_object_array_get_idx(cp, i), "metadata");
+        out[i] = json_object_get_int(
+            json_object_object_get(json_object_object_get(md, "s_vlan"), "value"));
+        ck_assert_int_gt(out[i], 0);
+    }
+    kytos_test_resp_free(r);
+    return n;
+}
+
+START_TEST(redeploy_avoids_the_same_s_vlans)
+{
+    char id[15], path[256], text[128];
+    int before[8], after[8], again[8];
+    size_t n, i;
+    kytos_test_resp *r;
+
+    /* the query is checked first, even for an unknown EVC */
+    r = req("PATCH", ME "v2/evc/0123456789abcd/redeploy?try_avoid_same_s_vlan=maybe", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "Parameter try_avoid_same_s_vlan has an invalid value.");
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(status_of("PATCH", ME "v2/evc/0123456789abcd/redeploy", NULL), 404);
+
+    create(EVPL("evpl-redeploy", "2400"), id, NULL);
+    n = current_s_vlans(id, before, 8);
+    ck_assert_uint_gt(n, 0);
+    /* default (true): every link of the path on another S-VLAN */
+    snprintf(path, sizeof path, ME "v2/evc/%s/redeploy", id);
+    r = req("PATCH", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 202);
+    snprintf(text, sizeof text, "Circuit %s redeploy received.", id);
+    ck_assert_str_eq(str(kytos_test_resp_json(r), "response"), text);
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(current_s_vlans(id, after, 8), n);
+    for (i = 0; i < n; i++)
+        ck_assert_int_ne(after[i], before[i]);
+    /* false: the lowest free ones again, which the first deploy had */
+    snprintf(path, sizeof path, ME "v2/evc/%s/redeploy?try_avoid_same_s_vlan=FALSE", id);
+    ck_assert_uint_eq(status_of("PATCH", path, NULL), 202);
+    ck_assert_uint_eq(current_s_vlans(id, again, 8), n);
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(again[i], before[i]);
+    /* disabled: 409 */
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    ck_assert_uint_eq(status_of("PATCH", path, "{\"enabled\":false}"), 200);
+    snprintf(path, sizeof path, ME "v2/evc/%s/redeploy", id);
+    r = req("PATCH", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 409);
+    snprintf(text, sizeof text, "Circuit %s is disabled.", id);
+    ck_assert_str_eq(str(kytos_test_resp_json(r), "response"), text);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
+/* Only the live EVCs' schedules; {} once none is left. */
+START_TEST(schedules_of_deleted_evcs_are_not_listed)
+{
+    char id[15], path[256];
+    kytos_test_resp *r;
+    struct json_object *j;
+
+    create(EVPL_SCHED("evpl-s", "2500", "{\"date\":\"2035-01-01T00:00:00Z\",\"action\":\"create\"}"),
+           id, NULL);
+    r = req("GET", ME "v2/evc/schedule", NULL);
+    j = kytos_test_resp_json(r);
+    ck_assert(json_object_is_type(j, json_type_array));
+    ck_assert_uint_eq(json_object_array_length(j), 1);
+    kytos_test_resp_free(r);
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    r = req("GET", ME "v2/evc/schedule", NULL);
+    j = kytos_test_resp_json(r);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_is_type(j, json_type_object));
+    ck_assert_int_eq(json_object_object_length(j), 0);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 START_TEST(schedule_create_list_patch_delete)
 {
     char id[15], sid[15], fid[15], body[512], path[256];
@@ -817,6 +992,10 @@ static Suite *suite(void)
     tcase_add_test(tc, date_schedule_runs);
     tcase_add_test(tc, interval_schedule_runs);
     tcase_add_test(tc, schedules_survive_a_restart);
+    tcase_add_test(tc, static_paths_are_checked_as_kytos_does);
+    tcase_add_test(tc, update_keeps_the_create_rules);
+    tcase_add_test(tc, redeploy_avoids_the_same_s_vlans);
+    tcase_add_test(tc, schedules_of_deleted_evcs_are_not_listed);
     suite_add_tcase(s, tc);
     return s;
 }
