@@ -592,6 +592,20 @@ static int json_eq(struct json_object *a, struct json_object *b)
     return json_object_equal(a, b);
 }
 
+int fm_flow_cookie_in_range(const struct fm_flow *req, struct json_object *stored)
+{
+    struct json_object *v;
+    uint64_t c;
+
+    /* a stored cookie is a JSON integer (0..2**64-1); anything else, or
+     * none, is not in a range (as a range query in the database) */
+    if (!json_object_object_get_ex(stored, "cookie", &v) || !json_object_is_type(v, json_type_int) ||
+        json_object_get_int64(v) < 0)
+        return 0;
+    c = json_object_get_uint64(v);
+    return c >= (req->cookie & req->cookie_mask) && c <= (req->cookie | ~req->cookie_mask);
+}
+
 int fm_flow_matches(const struct fm_flow *req, struct json_object *stored)
 {
     struct json_object *v, *smatch, *rmatch;

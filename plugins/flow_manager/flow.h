@@ -57,6 +57,11 @@ struct json_object *fm_flow_as_dict_own(const struct fm_flow *f, const char *dpi
  * request equal in the stored match.  1 when it matches. */
 int fm_flow_matches(const struct fm_flow *req, struct json_object *stored_flow);
 
+/* The stored "flow" sub-document's cookie is in req's cookie range,
+ * cookie & cookie_mask .. cookie | ~cookie_mask (all of them without a
+ * mask): the candidates of Kytos' delete_matched_flows. */
+int fm_flow_cookie_in_range(const struct fm_flow *req, struct json_object *stored_flow);
+
 /* Integer helpers shared by the REST code: 1 when v is a JSON integer
  * (not a bool, not a float) that fits [0, max]; *out gets it. */
 int fm_json_uint(struct json_object *v, uint64_t max, uint64_t *out);

@@ -273,8 +273,12 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
     }
     while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
         struct json_object *sflow = json_object_object_get(doc, "flow"), *idv;
-        int hit = 0;
-        for (i = 0; i < b->n && !hit; i++)
+        int cand = 0, hit = 0;
+        /* Kytos loads the flows in any of the request's cookie ranges, then
+         * deletes those that any of its flows matches */
+        for (i = 0; i < b->n && !cand; i++)
+            cand = fm_flow_cookie_in_range(&b->flows[i], sflow);
+        for (i = 0; cand && i < b->n && !hit; i++)
             hit = fm_flow_matches(&b->flows[i], sflow);
         idv = json_object_object_get(doc, "_id");
         if (hit && json_object_is_type(idv, json_type_string)) {

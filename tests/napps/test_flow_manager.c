@@ -495,6 +495,40 @@ START_TEST(delete_soft_deletes_matching_flows)
 }
 END_TEST
 
+/* A cookie masked to 0 deletes only the stored flows in its cookie range,
+ * 0 .. ~mask (Kytos' delete_matched_flows), though the match test itself
+ * ignores a zero masked cookie. */
+START_TEST(masked_delete_keeps_cookies_outside_its_range)
+{
+    kytos_test_resp *s;
+    struct json_object *list, *flow;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
+                                "{\"flows\":[{\"priority\":9,\"cookie\":1,\"match\":{\"in_port\":4}},"
+                                "{\"priority\":8,\"cookie\":18374686479671623681,"
+                                "\"match\":{\"in_port\":5}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* mask 0xff00000000000000: range 0 .. 0x00ffffffffffffff */
+    ck_assert_uint_eq(status_of("DELETE", FM "v2/flows/" S2,
+                                "{\"flows\":[{\"cookie\":0,\"cookie_mask\":18374686479671623680}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=deleted", S2, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    json_object_object_get_ex(json_object_array_get_idx(list, 0), "flow", &flow);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(flow, "priority")), 9);
+    kytos_test_resp_free(s);
+    list = stored("?state=installed", S2, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    json_object_object_get_ex(json_object_array_get_idx(list, 0), "flow", &flow);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(flow, "priority")), 8);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
 START_TEST(flows_by_switch_installs_on_each)
 {
     kytos_test_resp *s;
@@ -528,6 +562,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cookie_uint64_round_trip_and_ranges);
     tcase_add_test(tc, stored_flows_filters_by_dpid_and_state);
     tcase_add_test(tc, delete_soft_deletes_matching_flows);
+    tcase_add_test(tc, masked_delete_keeps_cookies_outside_its_range);
     tcase_add_test(tc, flows_by_switch_installs_on_each);
     suite_add_tcase(s, tc);
     return s;
