@@ -175,6 +175,19 @@ long kh_percent_decode(const char *in, size_t len, char *out, int plus_is_space)
     return (long)o;
 }
 
+/* Query pairs a request may have: more is a 400 (nginx-style limit), not
+ * pairs silently dropped that a handler would then never see. */
+#define QUERY_PAIRS_MAX 256
+
+static size_t query_pairs(const char *q)
+{
+    size_t n = 1;
+
+    for (; *q; q++)
+        n += *q == '&';
+    return n;
+}
+
 int kh_req_set_target(kytos_req *r, const char *method, const char *target, char *err,
                       size_t errlen)
 {
@@ -197,6 +210,11 @@ int kh_req_set_target(kytos_req *r, const char *method, const char *target, char
         return 414;
     }
     q = strchr(target, '?');
+    if (q && query_pairs(q + 1) > QUERY_PAIRS_MAX) {
+        snprintf(err, errlen, "Too many query parameters: %zu (the limit is %d)", query_pairs(q + 1),
+                 QUERY_PAIRS_MAX);
+        return 400;
+    }
     plen = q ? (size_t)(q - target) : strlen(target);
     if (q)
         r->raw_query = arena_strndup(r, q + 1, strlen(q + 1));
@@ -346,8 +364,8 @@ static void parse_query(kytos_req *r)
     for (p = r->raw_query; *p; p++)
         if (*p == '&')
             n++;
-    if (n > 256)
-        n = 256;        /* more pairs than that are ignored */
+    if (n > QUERY_PAIRS_MAX)
+        n = QUERY_PAIRS_MAX;   /* (kh_req_set_target refused more) */
     r->query = kh_req_alloc(r, n * sizeof *r->query);
     if (!r->query)
         return;

@@ -154,6 +154,30 @@ START_TEST(target_decodes_per_segment)
 }
 END_TEST
 
+/* 256 query pairs are all seen; 257 are a 400 that says so, not a
+ * request whose last pairs its handler never sees. */
+START_TEST(query_pairs_are_bounded)
+{
+    char target[4096], err[128];
+    size_t off, i;
+    kytos_req *r;
+
+    off = (size_t)snprintf(target, sizeof target, "/a?");
+    for (i = 0; i < 256; i++)
+        off += (size_t)snprintf(target + off, sizeof target - off, "%sk%zu=%zu", i ? "&" : "", i, i);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", target, err, sizeof err), 0);
+    ck_assert_str_eq(kh_req_query(r, "k0"), "0");
+    ck_assert_str_eq(kh_req_query(r, "k255"), "255");
+    kh_req_unref(r);
+    snprintf(target + off, sizeof target - off, "&k256=256");
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", target, err, sizeof err), 400);
+    ck_assert_str_eq(err, "Too many query parameters: 257 (the limit is 256)");
+    kh_req_unref(r);
+}
+END_TEST
+
 START_TEST(body_cap_is_enforced)
 {
     kytos_req *r = kh_req_new(NULL, &tp, NULL);
@@ -311,6 +335,7 @@ int main(void)
     tcase_add_test(tc, router_literal_beats_param_and_types);
     tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
     tcase_add_test(tc, target_decodes_per_segment);
+    tcase_add_test(tc, query_pairs_are_bounded);
     tcase_add_test(tc, body_cap_is_enforced);
     tcase_add_test(tc, strict_json_messages);
     tcase_add_test(tc, conf_reads_kytos_ini);
