@@ -296,10 +296,14 @@ static void on_intf_event(struct topo_op *op, const char *name, struct json_obje
         set_active(op, i, false);
         topo_handle_link_down(op, i);
     }
-    if (ends_with(name, ".deleted") && !i->enabled && !i->active && !i->link) {
+    if (ends_with(name, ".deleted") && !i->enabled && !i->active) {
         struct topo_switch *sw = i->sw;
-        topo_intf_remove(sw, i);
-        topo_op_persist_switch(op, sw);
+        struct topo_link *l = topo_intf_any_link(op->t, i);
+        /* a link, even one left by re-cabling, keeps its endpoints */
+        if (l)
+            kytos_log(op->t->napp, KYTOS_LOG_INFO, "interface %s kept: link %s has it", i->id, l->id);
+        else if (topo_intf_remove(op->t, i))
+            topo_op_persist_switch(op, sw);
     }
 }
 

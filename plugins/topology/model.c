@@ -201,16 +201,32 @@ struct topo_intf *topo_intf_add(struct topo_switch *sw, uint32_t port)
     return i;
 }
 
-void topo_intf_remove(struct topo_switch *sw, struct topo_intf *intf)
+struct topo_link *topo_intf_any_link(struct topo *t, const struct topo_intf *intf)
 {
+    if (intf->link)
+        return intf->link;
+    /* after re-cabling, an older link still has it as an endpoint */
+    for (size_t i = 0; i < t->n_links; i++)
+        if (t->links[i]->a == intf || t->links[i]->b == intf)
+            return t->links[i];
+    return NULL;
+}
+
+bool topo_intf_remove(struct topo *t, struct topo_intf *intf)
+{
+    struct topo_switch *sw = intf->sw;
+
+    if (topo_intf_any_link(t, intf))
+        return false;  /* freeing it would leave the link dangling */
     for (size_t i = 0; i < sw->n_intfs; i++) {
         if (sw->intfs[i] != intf)
             continue;
         memmove(&sw->intfs[i], &sw->intfs[i + 1], (sw->n_intfs - i - 1) * sizeof(*sw->intfs));
         sw->n_intfs--;
         intf_free(intf);
-        return;
+        return true;
     }
+    return false;
 }
 
 struct topo_link *topo_link_find(struct topo *t, const char *id)

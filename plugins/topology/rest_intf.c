@@ -247,15 +247,19 @@ static int delete_intf_metadata(kytos_req *req, void *ud)
     return topo_reply_str(req, 200, "Operation successful");
 }
 
-/* get_intf_usage without the flows: NULL when unused. */
-static char *intf_usage(const struct topo_intf *i)
+/* get_intf_usage without the flows: NULL when unused.  Any link with the
+ * interface as an endpoint counts, not only i->link: removing it under a
+ * link left by re-cabling would leave that link pointing at freed memory. */
+static char *intf_usage(struct topo *t, const struct topo_intf *i)
 {
     char buf[TOPO_LINK_ID_LEN + 64];
+    const struct topo_link *l;
 
     if (i->enabled || i->active)
         return strdup("It is enabled or active.");
-    if (i->link) {
-        snprintf(buf, sizeof(buf), "It has a link, %s.", i->link->id);
+    l = topo_intf_any_link(t, i);
+    if (l) {
+        snprintf(buf, sizeof(buf), "It has a link, %s.", l->id);
         return strdup(buf);
     }
     return NULL;
@@ -330,7 +334,7 @@ static int delete_intf(kytos_req *req, void *ud)
     sw = topo_switch_find(t, dpid);
     i = topo_intf_find(sw, port);
     if (i)
-        usage = intf_usage(i);
+        usage = intf_usage(t, i);
     pthread_rwlock_unlock(&t->rw);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found.");
@@ -365,16 +369,24 @@ static int delete_intf(kytos_req *req, void *ud)
     i = topo_intf_find(sw, port);
     if (!i) {
         status = 404;
-    } else if ((usage = intf_usage(i)) == NULL) {
-        topo_op_delete_doc(&op, "interface_details", i->id);
-        topo_intf_remove(sw, i);
-        topo_op_persist_switch(&op, sw);
-        op.changed = true;
+    } else if ((usage = intf_usage(t, i)) == NULL) {
+        char intf_id[TOPO_INTF_ID_MAX + 1];
+
+        snprintf(intf_id, sizeof(intf_id), "%s", i->id);
+        if (topo_intf_remove(t, i)) {
+            topo_op_delete_doc(&op, "interface_details", intf_id);
+            topo_op_persist_switch(&op, sw);
+            op.changed = true;
+        } else {
+            status = 500;  /* linked after all: intf_usage ran out of memory */
+        }
     }
     topo_op_unlock_model(&op);
     topo_op_end(&op);
     if (status == 404)
         return kytos_resp_error(req, 404, "Interface not found.");
+    if (status == 500)
+        return kytos_resp_error(req, 500, "Interface %s could not be deleted: out of memory", id);
     if (usage) {
         kytos_resp_error(req, 409, "Interface could not be deleted. Reason: %s", usage);
         free(usage);
@@ -391,7 +403,7 @@ int topo_routes_intf(struct topo *t)
         {"POST", "v3/interfaces/switch/{dpid}/disable", disable_switch_intfs, 0},
         {"POST", "v3/interfaces/{interface_id}/disable", disable_intf, 0},
         {"GET", "v3/interfaces/{interface_id}/metadata", get_intf_metadata, 0},
-        {"POST", "v3/interfaces/{interface_id}/metadata", add_intf_metadata, KYTOS_ROUTE_RAW_BODY},
+        {"POST", "v3/interfaces/{interface_id}/metadata", add_intf_metadata, 0},
         {"DELETE", "v3/interfaces/{interface_id}/metadata/{key}", delete_intf_metadata, 0},
         {"DELETE", "v3/interfaces/{interface_id}", delete_intf, 0},
     };

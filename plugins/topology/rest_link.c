@@ -147,6 +147,15 @@ static int delete_link_metadata(kytos_req *req, void *ud)
     return topo_reply_str(req, 200, "Operation successful");
 }
 
+/* An endpoint re-cabled since belongs to its newer link: keep that one. */
+static void unlink_endpoint(struct topo_intf *i, const struct topo_link *l)
+{
+    if (i->link != l)
+        return;
+    i->link = NULL;
+    i->nni = false;
+}
+
 static int delete_link(kytos_req *req, void *ud)
 {
     struct topo *t = ud;
@@ -162,10 +171,9 @@ static int delete_link(kytos_req *req, void *ud)
     } else if (l) {
         struct json_object *c = json_object_new_object();
         struct topo_switch *sa = l->a->sw, *sb = l->b->sw;
-        l->a->nni = false;
-        l->b->nni = false;
-        l->a->link = NULL;  /* before the docs, which name the link */
-        l->b->link = NULL;
+        /* before the docs, which name the link */
+        unlink_endpoint(l->a, l);
+        unlink_endpoint(l->b, l);
         topo_op_persist_switch(&op, sa);
         if (sb != sa)
             topo_op_persist_switch(&op, sb);
@@ -190,7 +198,7 @@ int topo_routes_link(struct topo *t)
         {"POST", "v3/links/{link_id}/enable", enable_link, 0},
         {"POST", "v3/links/{link_id}/disable", disable_link, 0},
         {"GET", "v3/links/{link_id}/metadata", get_link_metadata, 0},
-        {"POST", "v3/links/{link_id}/metadata", add_link_metadata, KYTOS_ROUTE_RAW_BODY},
+        {"POST", "v3/links/{link_id}/metadata", add_link_metadata, 0},
         {"DELETE", "v3/links/{link_id}/metadata/{key}", delete_link_metadata, 0},
         {"DELETE", "v3/links/{link_id}", delete_link, 0},
     };

@@ -260,7 +260,7 @@ int topo_routes_switch(struct topo *t)
         {"POST", "v3/switches/{dpid}/disable", disable_switch, 0},
         {"DELETE", "v3/switches/{dpid}", delete_switch, 0},
         {"GET", "v3/switches/{dpid}/metadata", get_switch_metadata, 0},
-        {"POST", "v3/switches/{dpid}/metadata", add_switch_metadata, KYTOS_ROUTE_RAW_BODY},
+        {"POST", "v3/switches/{dpid}/metadata", add_switch_metadata, 0},
         {"DELETE", "v3/switches/{dpid}/metadata/{key}", delete_switch_metadata, 0},
     };
 

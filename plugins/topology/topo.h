@@ -165,7 +165,12 @@ void topo_switch_remove(struct topo *t, struct topo_switch *sw);
 struct topo_intf *topo_intf_find(struct topo_switch *sw, uint32_t port);
 struct topo_intf *topo_intf_find_id(struct topo *t, const char *intf_id);
 struct topo_intf *topo_intf_add(struct topo_switch *sw, uint32_t port);
-void topo_intf_remove(struct topo_switch *sw, struct topo_intf *intf);
+/* The link that has the interface as an endpoint: its own, else a stale
+ * one left by re-cabling; NULL when none. */
+struct topo_link *topo_intf_any_link(struct topo *t, const struct topo_intf *intf);
+/* Remove and free an interface; false (nothing done) while a link has it
+ * as an endpoint. */
+bool topo_intf_remove(struct topo *t, struct topo_intf *intf);
 struct topo_link *topo_link_find(struct topo *t, const char *id);
 /* Link of the two interfaces, created when missing (*created). */
 struct topo_link *topo_link_get_or_create(struct topo *t, struct topo_intf *x,

@@ -2,7 +2,8 @@
  * host, fed by kytos/simnet: GET v3/ byte for byte against
  * ../shared/fixtures/gen_topology.py (saved as test_topology_ring*.json),
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
- * persistence across a host restart, hostile events, interface tag ranges
+ * persistence across a host restart, hostile events and bodies, re-cabling
+ * (links left behind by it), interface tag ranges
  * and special tags (and their interface_details documents). */
 #include "check_tap.h"
 #include <kytos/kytos.h>
@@ -175,6 +176,81 @@ static const char *last_reason(const char *event)
     c = kytos_test_published(th, event, n - 1);
     ck_assert(json_object_object_get_ex(c, "reason", &r));
     return json_object_get_string(r);
+}
+
+/* topology and simnet, plus the seed NApp to read what topology stored. */
+static kytos_test_host *host_with_seed(void)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = CONF_FAST};
+    kytos_test_host *h = kytos_test_host_new(&o);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(kytos_test_load(h, TOPO_SO) == 0, "topology: %s", kytos_test_last_error(h));
+    ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
+    ck_assert_msg(kytos_test_load(h, SEED_SO) == 0, "seed: %s", kytos_test_last_error(h));
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
+    return h;
+}
+
+/* The stored document (a copy the caller puts), or NULL when there is none. */
+static struct json_object *stored(const char *coll, const char *id)
+{
+    char path[256];
+    kytos_test_resp *r;
+    struct json_object *copy = NULL;
+
+    snprintf(path, sizeof(path), "/api/kytos/topo_seed/v1/%s/%s", coll, id);
+    r = kytos_test_request(th, "GET", path, NULL);
+    ck_assert_ptr_nonnull(r);
+    if (kytos_test_resp_status(r) == 200)
+        ck_assert_int_eq(json_object_deep_copy(kytos_test_resp_json(r), &copy, NULL), 0);
+    else
+        ck_assert_uint_eq(kytos_test_resp_status(r), 404);
+    kytos_test_resp_free(r);
+    return copy;
+}
+
+/* The entry of a stored switch document's "interfaces" array with this id. */
+static struct json_object *stored_intf(struct json_object *sw_doc, const char *intf_id)
+{
+    struct json_object *list = path_get(sw_doc, "interfaces", NULL, NULL);
+
+    for (size_t k = 0; k < json_object_array_length(list); k++) {
+        struct json_object *i = json_object_array_get_idx(list, k);
+        if (strcmp(json_object_get_string(path_get(i, "id", NULL, NULL)), intf_id) == 0)
+            return i;
+    }
+    return NULL;
+}
+
+/* An interface dict of GET v3/ (borrowed from t). */
+static struct json_object *intf_of(struct json_object *t, const char *dpid, const char *intf_id)
+{
+    struct json_object *i = path_get(t, "switches", dpid, "interfaces");
+
+    ck_assert_msg(json_object_object_get_ex(i, intf_id, &i), "missing interface %s", intf_id);
+    return i;
+}
+
+/* LLDP saw s1:3 cabled to s3:1 (a host port so far): a new link for s1:3,
+ * whose id goes to new_link; L12 still names s1:3 as its endpoint_a. */
+static void recable_s1_3_to_s3_1(char *new_link, size_t cap)
+{
+    struct json_object *t;
+
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
+                                        "{\"interface_a\":{\"id\":\"" S1 ":3\"},"
+                                        "\"interface_b\":{\"id\":\"" S3 ":1\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    snprintf(new_link, cap, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":3"), "link", NULL, NULL)));
+    ck_assert_str_ne(new_link, L12);
+    ck_assert(json_object_object_get_ex(path_get(t, "links", NULL, NULL), new_link, NULL));
+    ck_assert_str_eq(json_object_get_string(path_get(path_get(t, "links", L12, "endpoint_a"), "id", NULL, NULL)),
+                     S1 ":3");
+    json_object_put(t);
 }
 
 /* ---- GET v3/ shape ---- */
@@ -367,6 +443,11 @@ START_TEST(switch_metadata)
                  "Invalid metadata value: {metadata}");
     expect_error("POST", API "switches/" S2 "/metadata", "\"text\"", 400,
                  "Invalid metadata value: {metadata}");
+    /* JSON null is a value, not an object; no body is no value */
+    expect_error("POST", API "switches/" S2 "/metadata", "null", 400,
+                 "Invalid metadata value: {metadata}");
+    expect_error("POST", API "switches/" S2 "/metadata", "", 400,
+                 "Invalid json: Expecting value: line 1 column 1 (char 0)");
     r = kytos_test_request_h(th, "POST", API "switches/" S2 "/metadata", "{\"a\":1}", text_plain);
     ck_assert_uint_eq(kytos_test_resp_status(r), 415);
     ck_assert_str_eq(json_object_get_string(path_get(kytos_test_resp_json(r), "description", NULL, NULL)),
@@ -395,6 +476,62 @@ START_TEST(metadata_bad_json_is_400)
     r = call("GET", API "switches/" S1 "/metadata", NULL, 200);
     ck_assert_int_eq(json_object_object_length(path_get(kytos_test_resp_json(r), "metadata", NULL, NULL)), 0);
     kytos_test_resp_free(r);
+}
+END_TEST
+
+/* What json-c let through (and Python's json.loads refuses, or the store
+ * cannot hold) is refused before anything changes: GET v3/ stays valid
+ * JSON and the same, nothing is stored, no metadata event goes out. */
+START_TEST(metadata_strict_json_is_400)
+{
+    static const char *const paths[] = {
+        API "switches/" S1 "/metadata",
+        API "interfaces/" S1 ":1/metadata",
+        API "links/" L12 "/metadata",
+    };
+    static const char *const bodies[][2] = {
+        {"{\"a\":NaN}", "Expecting value (NaN is not JSON): line 1 column 6 (char 5)"},
+        {"{\"a\":Infinity}", "Expecting value (Infinity is not JSON): line 1 column 6 (char 5)"},
+        {"{\"a\":-Infinity}", "Expecting value (Infinity is not JSON): line 1 column 6 (char 5)"},
+        {"{\"a\":1.}", "Expecting ',' delimiter: line 1 column 7 (char 6)"},
+        {"{\"a\":\"\xff\"}", "Invalid UTF-8 in string at: line 1 column 7 (char 6)"},
+        {"{\"a\":\"x\ny\"}", "Invalid control character at: line 1 column 8 (char 7)"},
+        {"{'a':1}", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"},
+        {"{\"a\":123456789012345678901234567890}",
+         "Integer out of range (-2^63 .. 2^64-1) at: line 1 column 6 (char 5)"},
+    };
+    struct json_object *before, *after, *doc;
+    char want[160];
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    before = topology();
+    for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
+        for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+            snprintf(want, sizeof(want), "Invalid json: %s", bodies[b][1]);
+            expect_error("POST", paths[p], bodies[b][0], 400, want);
+        }
+    }
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    after = topology();  /* parsed strictly: fails on invalid JSON */
+    ck_assert_msg(json_object_equal(before, after), "GET v3/ changed:\n%s",
+                  json_object_to_json_string(after));
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switches.metadata.added"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.interfaces.metadata.added"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.links.metadata.added"), 0);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(json_object_object_length(path_get(doc, "metadata", NULL, NULL)), 0);
+    ck_assert_int_eq(json_object_object_length(path_get(stored_intf(doc, S1 ":1"), "metadata", NULL, NULL)), 0);
+    json_object_put(doc);
+    doc = stored("links", L12);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(json_object_object_length(path_get(doc, "metadata", NULL, NULL)), 0);
+    json_object_put(doc);
+    /* a good body still goes in */
+    expect_ok("POST", paths[0], "{\"a\":1.5e3}", 201, "Operation successful");
+    json_object_put(before);
+    json_object_put(after);
 }
 END_TEST
 
@@ -476,6 +613,101 @@ START_TEST(interface_delete_rules)
 }
 END_TEST
 
+/* s1:3 re-cabled to s3:1, then that new link deleted: s1:3 has no link of
+ * its own but the stale L12 still names it.  Disabled and down, it passes
+ * every other check of an interface delete. */
+static void stale_link_endpoint(void)
+{
+    char new_link[80];
+
+    recable_s1_3_to_s3_1(new_link, sizeof(new_link));
+    {
+        char path[160];
+        snprintf(path, sizeof(path), API "links/%s/disable", new_link);
+        expect_ok("POST", path, NULL, 201, "Operation successful");
+        snprintf(path, sizeof(path), API "links/%s", new_link);
+        expect_ok("DELETE", path, NULL, 200, "Operation successful");
+    }
+    expect_ok("POST", API "interfaces/" S1 ":3/disable", NULL, 200, "Operation successful");
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.switch.interface.link_down",
+                                        "{\"interface\":{\"id\":\"" S1 ":3\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    {
+        struct json_object *t = topology(), *i = intf_of(t, S1, S1 ":3");
+        ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), "");
+        ck_assert(!json_object_get_boolean(path_get(i, "active", NULL, NULL)));
+        ck_assert(!json_object_get_boolean(path_get(i, "enabled", NULL, NULL)));
+        json_object_put(t);
+    }
+}
+
+/* GET v3/ still shows L12 whole, s1:3 as its endpoint_a (the build with
+ * sanitizers catches a read of a freed interface here). */
+static void l12_still_ends_at_s1_3(void)
+{
+    struct json_object *t = topology(), *a;
+
+    ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S1, S1 ":3"), "id", NULL, NULL)), S1 ":3");
+    a = path_get(t, "links", L12, "endpoint_a");
+    ck_assert_str_eq(json_object_get_string(path_get(a, "id", NULL, NULL)), S1 ":3");
+    ck_assert_str_eq(json_object_get_string(path_get(a, "name", NULL, NULL)), "s1-eth3");
+    ck_assert_str_eq(json_object_get_string(path_get(path_get(t, "links", L12, "endpoint_b"), "id", NULL, NULL)),
+                     S2 ":2");
+    json_object_put(t);
+}
+
+START_TEST(interface_delete_refused_while_a_stale_link_has_it)
+{
+    struct json_object *doc;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    stale_link_endpoint();
+    expect_error("DELETE", API "interfaces/" S1 ":3", NULL, 409,
+                 "Interface could not be deleted. Reason: It has a link, " L12 ".");
+    l12_still_ends_at_s1_3();
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(stored_intf(doc, S1 ":3"));
+    json_object_put(doc);
+
+    /* once the stale link is gone, so can the interface be */
+    expect_ok("POST", API "links/" L12 "/disable", NULL, 201, "Operation successful");
+    expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "interfaces/" S1 ":3", NULL, 200, "Operation Successful");
+    expect_error("GET", API "interfaces/" S1 ":3/metadata", NULL, 404, "Interface not found");
+    doc = stored("switches", S1);
+    ck_assert_ptr_null(stored_intf(doc, S1 ":3"));
+    json_object_put(doc);
+}
+END_TEST
+
+/* The port-deleted event removes a disabled, down interface, but not one a
+ * stale link still names: that link keeps its endpoint. */
+START_TEST(interface_deleted_event_keeps_a_stale_link_endpoint)
+{
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    stale_link_endpoint();
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.switch.interface.deleted",
+                                        "{\"interface\":{\"id\":\"" S1 ":3\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    l12_still_ends_at_s1_3();
+    expect_ok("POST", API "links/" L12 "/metadata", "{\"k\":1}", 201, "Operation successful");
+    l12_still_ends_at_s1_3();
+
+    /* without a link naming it, the same event removes it */
+    expect_ok("POST", API "links/" L12 "/disable", NULL, 201, "Operation successful");
+    expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.switch.interface.deleted",
+                                        "{\"interface\":{\"id\":\"" S1 ":3\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_error("GET", API "interfaces/" S1 ":3/metadata", NULL, 404, "Interface not found");
+}
+END_TEST
+
 /* ---- links ---- */
 
 START_TEST(link_metadata_and_delete)
@@ -511,6 +743,53 @@ START_TEST(link_metadata_and_delete)
         ck_assert(!json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
         json_object_put(t);
     }
+}
+END_TEST
+
+/* After re-cabling, deleting the old link leaves the interface that moved
+ * on with its new link, in memory and in the stored switch document. */
+START_TEST(delete_old_link_keeps_the_recabled_endpoint)
+{
+    struct json_object *t, *before = NULL, *i, *doc;
+    char new_link[80];
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    recable_s1_3_to_s3_1(new_link, sizeof(new_link));
+    t = topology();
+    ck_assert_int_eq(json_object_deep_copy(path_get(t, "links", new_link, NULL), &before, NULL), 0);
+    json_object_put(t);
+
+    expect_ok("POST", API "links/" L12 "/disable", NULL, 201, "Operation successful");
+    expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), L12, NULL));
+    ck_assert_msg(json_object_equal(path_get(t, "links", new_link, NULL), before), "new link changed:\n%s",
+                  json_object_to_json_string(path_get(t, "links", new_link, NULL)));
+    i = intf_of(t, S1, S1 ":3");
+    ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), new_link);
+    ck_assert(json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
+    i = intf_of(t, S2, S2 ":2");  /* the old link's other end, still on it */
+    ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), "");
+    ck_assert(!json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
+    json_object_put(t);
+    json_object_put(before);
+
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    i = stored_intf(doc, S1 ":3");
+    ck_assert_ptr_nonnull(i);
+    ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), new_link);
+    ck_assert(json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
+    json_object_put(doc);
+    doc = stored("switches", S2);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":2"), "link", NULL, NULL)), "");
+    json_object_put(doc);
+    ck_assert_ptr_null(stored("links", L12));
+    doc = stored("links", new_link);
+    ck_assert_ptr_nonnull(doc);
+    json_object_put(doc);
 }
 END_TEST
 
@@ -1239,10 +1518,14 @@ static Suite *suite(void)
     tcase_add_test(tc, switch_delete_rules);
     tcase_add_test(tc, switch_metadata);
     tcase_add_test(tc, metadata_bad_json_is_400);
+    tcase_add_test(tc, metadata_strict_json_is_400);
     tcase_add_test(tc, interface_enable_disable);
     tcase_add_test(tc, interface_metadata);
     tcase_add_test(tc, interface_delete_rules);
+    tcase_add_test(tc, interface_delete_refused_while_a_stale_link_has_it);
+    tcase_add_test(tc, interface_deleted_event_keeps_a_stale_link_endpoint);
     tcase_add_test(tc, link_metadata_and_delete);
+    tcase_add_test(tc, delete_old_link_keeps_the_recabled_endpoint);
     tcase_add_test(tc, simnet_link_down_up);
     tcase_add_test(tc, simnet_switch_disconnect_and_add);
     tcase_add_test(tc, link_up_timer_holds_links_down);
