@@ -331,12 +331,20 @@ bool topo_link_is_active(const struct topo_link *l)
     return l->active && l->a->active && l->b->active;
 }
 
+bool topo_link_mismatched(const struct topo_link *l)
+{
+    return l->a->link != l || l->b->link != l;
+}
+
 enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms)
 {
     enum topo_status s = generic_status(topo_link_is_enabled(l), topo_link_is_active(l));
 
     /* topology's link_up_timer status hook keeps a fresh link DOWN */
     if (s == TOPO_UP && l->hold_until_ms && now_ms < l->hold_until_ms)
+        return TOPO_DOWN;
+    /* and its mismatched-link hook one its interfaces left (re-cabled) */
+    if (s == TOPO_UP && topo_link_mismatched(l))
         return TOPO_DOWN;
     return s;
 }

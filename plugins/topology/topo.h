@@ -180,6 +180,10 @@ void topo_model_free(struct topo *t);
 
 bool topo_link_is_enabled(const struct topo_link *l);
 bool topo_link_is_active(const struct topo_link *l);
+/* A link whose interfaces do not both point back at it (one was re-cabled
+ * to another link): DOWN, status_reason "mismatched_link", as Kytos'
+ * topology reports it. */
+bool topo_link_mismatched(const struct topo_link *l);
 enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms);
 enum topo_status topo_switch_status(const struct topo_switch *s);
 enum topo_status topo_intf_status(const struct topo_intf *i);

@@ -26,6 +26,16 @@ static struct json_object *status_reason(bool enabled)
     return a;
 }
 
+/* A link's: sorted, as Kytos' set of reasons. */
+static struct json_object *link_status_reason(const struct topo_link *l, bool enabled)
+{
+    struct json_object *a = status_reason(enabled);
+
+    if (a && topo_link_mismatched(l))
+        json_object_array_add(a, json_object_new_string("mismatched_link"));
+    return a;
+}
+
 static struct json_object *copy_or_empty(struct json_object *o)
 {
     struct json_object *c = NULL;
@@ -141,7 +151,7 @@ static struct json_object *link_dict_with(const struct topo_link *l, int64_t now
     json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
     json_object_object_add(o, "status",
                            json_object_new_string(topo_status_str(topo_link_status(l, now_ms))));
-    json_object_object_add(o, "status_reason", status_reason(enabled));
+    json_object_object_add(o, "status_reason", link_status_reason(l, enabled));
     return o;
 }
 

@@ -135,6 +135,17 @@ static struct json_object *topology(void)
     return copy;
 }
 
+/* Any GET's JSON body (200), a copy the caller puts. */
+static struct json_object *get_json(const char *path)
+{
+    kytos_test_resp *r = call("GET", path, NULL, 200);
+    struct json_object *copy = NULL;
+
+    ck_assert_int_eq(json_object_deep_copy(kytos_test_resp_json(r), &copy, NULL), 0);
+    kytos_test_resp_free(r);
+    return copy;
+}
+
 static struct json_object *path_get(struct json_object *o, const char *a, const char *b, const char *c)
 {
     struct json_object *v = o;
@@ -758,9 +769,28 @@ START_TEST(delete_old_link_keeps_the_recabled_endpoint)
     recable_s1_3_to_s3_1(new_link, sizeof(new_link));
     t = topology();
     ck_assert_int_eq(json_object_deep_copy(path_get(t, "links", new_link, NULL), &before, NULL), 0);
+    /* the old link lost an end: DOWN, "mismatched_link" (Kytos' topology
+     * status hooks), in GET v3/ and in the links list alike */
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(t, "links", L12, "status_reason"),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "[\"mismatched_link\"]");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", new_link, "status")), "UP");
+    ck_assert_int_eq(json_object_array_length(path_get(t, "links", new_link, "status_reason")), 0);
+    json_object_put(t);
+    t = get_json(API "links");
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(
+                         path_get(t, "links", L12, "status_reason"), 0)),
+                     "mismatched_link");
     json_object_put(t);
 
     expect_ok("POST", API "links/" L12 "/disable", NULL, 201, "Operation successful");
+    t = topology();   /* sorted reasons */
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(t, "links", L12, "status_reason"),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     "[\"disabled\",\"mismatched_link\"]");
+    json_object_put(t);
     expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
     t = topology();
     ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), L12, NULL));
