@@ -179,12 +179,13 @@ long kh_percent_decode(const char *in, size_t len, char *out, int plus_is_space)
  * pairs silently dropped that a handler would then never see. */
 #define QUERY_PAIRS_MAX 256
 
+/* Non-empty '&'-separated segments, as parse_query keeps them. */
 static size_t query_pairs(const char *q)
 {
-    size_t n = 1;
+    size_t n = 0;
 
     for (; *q; q++)
-        n += *q == '&';
+        n += *q != '&' && (q[1] == '&' || q[1] == '\0');
     return n;
 }
 

@@ -43,9 +43,12 @@ static void set_repr(char *out, size_t len, const char *x, const char *y)
  * (not checked for a scheduled EVC, deployed later); the last one reaches
  * switch z. */
 static int check_path(const char *what, struct json_object *arr, const struct me_snap *snap,
-                      const char *a, const char *z, bool scheduled, struct json_object **out,
-                      char *err, size_t errlen)
+                      const char *a, const char *z, bool scheduled, bool update,
+                      struct json_object **out, char *err, size_t errlen)
 {
+    /* Kytos' words: "primary_path is not valid: ..." from create, "... is
+     * not a valid path: ..." from EVC.update */
+    const char *is_not = update ? "is not a valid path" : "is not valid";
     struct me_path p = {0};
     const char **visited = NULL;
     const char *prev = a;
@@ -84,8 +87,8 @@ static int check_path(const char *what, struct json_object *arr, const struct me
             set_repr(s1, sizeof s1, prev, NULL);
             set_repr(s2, sizeof s2, x, y);
             snprintf(err, errlen,
-                     "%s is not valid: Previous switch %s is not connected to current link with "
-                     "switches %s.", what, s1, s2);
+                     "%s %s: Previous switch %s is not connected to current link with switches %s.",
+                     what, is_not, s1, s2);
             goto bad;
         }
         if (!x)
@@ -94,13 +97,13 @@ static int check_path(const char *what, struct json_object *arr, const struct me
             if (strcmp(visited[k], x) == 0) {
                 set_repr(s1, sizeof s1, x, NULL);
                 snprintf(err, errlen,
-                         "%s is not valid: Loop detected in path, switch %s was visited more "
-                         "than once.", what, s1);
+                         "%s %s: Loop detected in path, switch %s was visited more than once.",
+                         what, is_not, s1);
                 goto bad;
             }
         }
         if (!scheduled && (!l || (p.h[i].link[0] && strcmp(p.h[i].link, l->id) != 0))) {
-            snprintf(err, errlen, "%s is not valid: Link %s-%s is not available.", what, p.h[i].a,
+            snprintf(err, errlen, "%s %s: Link %s-%s is not available.", what, is_not, p.h[i].a,
                      p.h[i].b);
             goto bad;
         }
@@ -109,7 +112,7 @@ static int check_path(const char *what, struct json_object *arr, const struct me
         visited[nv++] = prev = x;
     }
     if (p.n && strcmp(prev, z) != 0) {
-        snprintf(err, errlen, "%s is not valid: Last link does not contain uni_z switch", what);
+        snprintf(err, errlen, "%s %s: Last link does not contain uni_z switch", what, is_not);
         goto bad;
     }
     free(visited);
@@ -308,9 +311,9 @@ static int h_create(kytos_req *req, void *ud)
     /* 2. static paths chain from uni_a's switch to uni_z's */
     scheduled = nonempty_array(json_object_object_get(body, "circuit_scheduler"));
     if (check_path("primary_path", json_object_object_get(body, "primary_path"), snap, da, dz,
-                   scheduled, &pp, err, sizeof err) != 0 ||
+                   scheduled, false, &pp, err, sizeof err) != 0 ||
         check_path("backup_path", json_object_object_get(body, "backup_path"), snap, da, dz,
-                   scheduled, &bp, err, sizeof err) != 0) {
+                   scheduled, false, &bp, err, sizeof err) != 0) {
         me_snap_put(snap);
         json_object_put(pp);
         return kytos_resp_error(req, 400, "%s", err);
@@ -525,6 +528,44 @@ static struct json_object *doc_view(const struct me_evc *e)
     return d;
 }
 
+/* body's member key, else doc's. */
+static struct json_object *new_or_old(struct json_object *body, struct json_object *doc,
+                                      const char *key)
+{
+    struct json_object *v;
+    return json_object_object_get_ex(body, key, &v) ? v : json_object_object_get(doc, key);
+}
+
+/* The tag lists of both UNIs, or of neither, and the same; a primary path
+ * or dynamic paths between two switches.  0, or -1 with err. */
+static int update_rules(struct json_object *body, struct json_object *doc, const char *da,
+                        const char *dz, char *err, size_t errlen)
+{
+    struct json_object *ua = new_or_old(body, doc, "uni_a"), *uz = new_or_old(body, doc, "uni_z");
+    bool same = is_list_tag(ua) == is_list_tag(uz);
+
+    if (same && is_list_tag(ua)) {
+        struct me_tag ta = {0}, tz = {0};
+        char ignore[256];
+        /* (a bad tag is reported when the document is loaded) */
+        same = me_tag_parse(json_object_object_get(ua, "tag"), &ta, ignore, sizeof ignore) != 0 ||
+               me_tag_parse(json_object_object_get(uz, "tag"), &tz, ignore, sizeof ignore) != 0 ||
+               me_tag_equal(&ta, &tz);
+        me_tag_clear(&ta);
+        me_tag_clear(&tz);
+    }
+    if (!same) {
+        snprintf(err, errlen, "UNI_A and UNI_Z tag lists should be the same.");
+        return -1;
+    }
+    if (strcmp(da, dz) != 0 && !nonempty_array(new_or_old(body, doc, "primary_path")) &&
+        !json_object_get_boolean(new_or_old(body, doc, "dynamic_backup_path"))) {
+        snprintf(err, errlen, "The EVC must have a primary path or allow dynamic paths.");
+        return -1;
+    }
+    return 0;
+}
+
 static int h_update(kytos_req *req, void *ud)
 {
     struct me *me = ud;
@@ -579,6 +620,12 @@ static int h_update(kytos_req *req, void *ud)
                                     "uni_a"), da, sizeof da);
     uni_dpid(json_object_object_get(json_object_object_get_ex(body, "uni_z", &v) ? body : e->doc,
                                     "uni_z"), dz, sizeof dz);
+    /* Kytos' EVC.update checks what create checks, on the values the EVC
+     * would have, before the paths and before any reservation moves */
+    if (update_rules(body, e->doc, da, dz, err, sizeof err) != 0) {
+        st = 400;
+        goto done;
+    }
     {
         static const char *const paths[] = {"primary_path", "backup_path"};
         struct json_object *checked[2] = {NULL, NULL}, *arr;
@@ -586,7 +633,7 @@ static int h_update(kytos_req *req, void *ud)
         for (i = 0; i < 2; i++) {
             if (json_object_object_get_ex(body, paths[i], &arr) &&
                 /* (Kytos' update checks the links even for a scheduled EVC) */
-                check_path(paths[i], arr, snap, da, dz, false, &checked[i], err, sizeof err) != 0) {
+                check_path(paths[i], arr, snap, da, dz, false, true, &checked[i], err, sizeof err) != 0) {
                 json_object_put(checked[0]);
                 st = 400;
                 goto done;
@@ -619,15 +666,6 @@ static int h_update(kytos_req *req, void *ud)
     }
     if (me_evc_load(e, snap, err, sizeof err) != 0) {
         st = 400;
-    } else if (!is_list_tag(json_object_object_get(e->doc, "uni_a")) !=
-                   !is_list_tag(json_object_object_get(e->doc, "uni_z")) ||
-               (e->a.tag.kind == ME_TAG_RANGES && !me_tag_equal(&e->a.tag, &e->z.tag))) {
-        /* Kytos' EVC.update checks the result as create does */
-        st = 400;
-        snprintf(err, sizeof err, "UNI_A and UNI_Z tag lists should be the same.");
-    } else if (strcmp(e->a.dpid, e->z.dpid) != 0 && e->primary.n == 0 && !e->dynamic) {
-        st = 400;
-        snprintf(err, sizeof err, "The EVC must have a primary path or allow dynamic paths.");
     } else if (uni_change) {
         st = reserve_unis(me, e, !has_tag(json_object_object_get(e->doc, "uni_a")),
                           !has_tag(json_object_object_get(e->doc, "uni_z")), err, sizeof err);

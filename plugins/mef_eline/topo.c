@@ -64,6 +64,15 @@ static int node_of(const struct me_snap_x *x, const char *dpid)
     return p ? (int)(p - x->nodes) : -1;
 }
 
+/* The endpoint names another link: a link its interface has left
+ * (re-cabled).  Topology shows it DOWN ("mismatched_link") and Kytos'
+ * Path.is_valid refuses it, so no path may use it: it is left out. */
+static bool left_by(struct json_object *endpoint, const char *link_id)
+{
+    const char *l = get_str(endpoint, "link");
+    return l && strcmp(l, link_id) != 0;
+}
+
 struct me_snap *me_snap_build(struct json_object *tree)
 {
     struct json_object *sws = NULL, *lks = NULL;
@@ -139,7 +148,7 @@ struct me_snap *me_snap_build(struct json_object *tree)
                 continue;
             ia = me_snap_intf(s, get_str(ea, "id") ? get_str(ea, "id") : "");
             ib = me_snap_intf(s, get_str(eb, "id") ? get_str(eb, "id") : "");
-            if (!ia || !ib)
+            if (!ia || !ib || left_by(ea, lid) || left_by(eb, lid))
                 continue;
             m = &s->links[s->nlinks++];
             snprintf(m->id, sizeof m->id, "%s", lid);

@@ -170,6 +170,12 @@ START_TEST(query_pairs_are_bounded)
     ck_assert_str_eq(kh_req_query(r, "k0"), "0");
     ck_assert_str_eq(kh_req_query(r, "k255"), "255");
     kh_req_unref(r);
+    /* empty segments are no pairs */
+    snprintf(target + off, sizeof target - off, "&&");
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", target, err, sizeof err), 0);
+    ck_assert_str_eq(kh_req_query(r, "k255"), "255");
+    kh_req_unref(r);
     snprintf(target + off, sizeof target - off, "&k256=256");
     r = kh_req_new(NULL, &tp, NULL);
     ck_assert_int_eq(kh_req_set_target(r, "GET", target, err, sizeof err), 400);

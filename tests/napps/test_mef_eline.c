@@ -598,10 +598,23 @@ START_TEST(static_paths_are_checked_as_kytos_does)
     snprintf(path, sizeof path, ME "v2/evc/%s", id);
     r = req("PATCH", path, "{\"primary_path\":[" HOP(S1 ":3", S2 ":3") "]}");
     ck_assert_uint_eq(kytos_test_resp_status(r), 400);
-    ck_assert_str_eq(description(r), "primary_path is not valid: Link " S1 ":3-" S2 ":3 is not available.");
+    ck_assert_str_eq(description(r),
+                     "primary_path is not a valid path: Link " S1 ":3-" S2 ":3 is not available.");
     kytos_test_resp_free(r);
     r = req("PATCH", path, "{\"primary_path\":[" HOP(S1 ":3", S2 ":2") "]}");
     ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    kytos_test_resp_free(r);
+    /* a link one of its interfaces has left (re-cabled to s3:1) is no
+     * link of the path any more, though topology still lists it */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
+                                        "{\"interface_a\":{\"id\":\"" S1 ":3\"},"
+                                        "\"interface_b\":{\"id\":\"" S3 ":1\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    path_body(body, sizeof body, S2, HOP(S1 ":3", S2 ":2"), "");
+    r = req("POST", ME "v2/evc/", body);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "primary_path is not valid: Link " S1 ":3-" S2 ":2 is not available.");
     kytos_test_resp_free(r);
 }
 END_TEST
