@@ -225,7 +225,7 @@ def overload_and_shutdown():
         def one(ms=300):
             try:
                 st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=%d" % ms)
-                results.append((st, h.get("Retry-After"), data))
+                results.append((st, h.get("Retry-After"), data, h.get("Connection")))
             except Exception as e:
                 results.append((repr(e), None, None))
         th = [threading.Thread(target=one) for _ in range(12)]
@@ -238,6 +238,10 @@ def overload_and_shutdown():
              "over api_concurrency_limit: 503s, no resets", codes)
         t.ok(all(r[1] == "1" and r[2] == b"Service Unavailable" for r in results if r[0] == 503),
              "503 is uvicorn's plain text with Retry-After", results[:3])
+        # kept open, unlike uvicorn's: closing made clients reconnect into
+        # api_per_ip_connection_limit under load, and get resets there
+        t.ok(all(r[3] != "close" for r in results if r[0] == 503),
+             "the 503 keeps the connection open", results[:3])
         # shutdown while requests run: every accepted request is answered
         # three slow requests plus the status probe stay within the limit of 4;
         # SIGTERM goes only once all three are known to be in flight
