@@ -1,10 +1,12 @@
 /* bench/openloop.c - an open-loop HTTP/1.1 load generator (what vegeta
  * does): request i is due at start + i/rate whether or not earlier ones
  * returned, and its latency counts from that due time, so a stalled server
- * shows up as latency instead of as a slower client.  127.0.0.1 only.
+ * shows up as latency instead of as a slower client.
  *
- * usage: openloop -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] [-m METHOD]
- *                 [-b BODYFILE] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]
+ * usage: openloop [-h HOST] -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN]
+ *                 [-m METHOD] [-b BODYFILE] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]
+ *   -h: the server's IPv4 address or name (default 127.0.0.1), resolved once;
+ *       it is also the Host header.
  *   -u: a unique "name" per request: BODYFILE's text with every %d replaced
  *       by the request's index.
  *   -L: a request that is still unsent BEHIND_S seconds after its due time
@@ -22,6 +24,10 @@
  *   unsent         still queued in the client when it stopped
  *   ok rejected other   answers: 2xx, 503 or 429, anything else
  *   errors         resets, refused connections, bad answers
+ *   resets         of those: the server reset or closed the connection while
+ *                  a request was outstanding (ECONNRESET, EPIPE, EOF)
+ *   connect_failed connections that failed before a request went out (a
+ *                  request then waits for the next try, or ends up behind)
  *   timeouts       sent and not answered within -t seconds of the due time
  *   rate           sent per second of the run
  *   p50_ms p95_ms p99_ms max_ms   answer time minus due time
@@ -39,6 +45,7 @@
  * due time with nanosecond precision (epoll_pwait2). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -95,7 +102,9 @@ static char rbuf[RBUF_CAP];
 static double *lat;
 static float *lag;
 static size_t nlat, caplat, nlag, caplag;
-static uint64_t n2xx, nrej, nother, nerr, ntimeout, nsent, nbehind;
+static uint64_t n2xx, nrej, nother, nerr, ntimeout, nsent, nbehind, nreset, nconnfail;
+static const char *host = "127.0.0.1";
+static struct in_addr host_addr;
 
 static int64_t now_ns(void)
 {
@@ -156,15 +165,27 @@ static void close_conn(struct conn *c)
     freeslot[nfree++] = (int)(c - conns);
 }
 
-static void fail_request(struct conn *c, bool timeout)
+enum failure { F_ERROR, F_TIMEOUT, F_RESET };
+
+static void fail_request(struct conn *c, enum failure why)
 {
     if (c->busy) {
-        if (timeout)
+        if (why == F_TIMEOUT) {
             ntimeout++;
-        else
+        } else {
             nerr++;
+            nreset += why == F_RESET;
+        }
+    } else if (c->connecting) {
+        nconnfail++;
     }
     close_conn(c);
+}
+
+/* A failed send or recv: a reset when the server dropped the connection. */
+static enum failure io_failure(int e)
+{
+    return e == ECONNRESET || e == EPIPE ? F_RESET : F_ERROR;
 }
 
 static struct conn *open_conn(void)
@@ -177,12 +198,15 @@ static struct conn *open_conn(void)
     if (!nfree)
         return NULL;
     c = &conns[freeslot[nfree - 1]];
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    a.sin_addr = host_addr;
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (c->fd < 0)
+    if (c->fd < 0) {
+        nconnfail++;
         return NULL;
+    }
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0 && errno != EINPROGRESS) {
+        nconnfail++;
         close(c->fd);
         c->fd = -1;
         return NULL;
@@ -233,7 +257,7 @@ static void flush_out(struct conn *c)
             set_events(c, true);
             return;
         }
-        fail_request(c, false);
+        fail_request(c, n < 0 ? io_failure(errno) : F_ERROR);
         return;
     }
     if (c->want_out)
@@ -255,8 +279,8 @@ static size_t u64_text(char *out, uint64_t v)
 
 static int header(char *out, size_t cap, size_t blen)
 {
-    return snprintf(out, cap, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%sContent-Length: %zu\r\n\r\n",
-                    method, path, port, blen ? "Content-Type: application/json\r\n" : "", blen);
+    return snprintf(out, cap, "%s %s HTTP/1.1\r\nHost: %s:%d\r\n%sContent-Length: %zu\r\n\r\n",
+                    method, path, host, port, blen ? "Content-Type: application/json\r\n" : "", blen);
 }
 
 static void build_unique(struct conn *c, uint64_t index)
@@ -523,7 +547,7 @@ static void on_event(struct conn *c, uint32_t evs)
             return;
         getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
         if (err || (evs & (EPOLLERR | EPOLLHUP))) {
-            fail_request(c, false);
+            fail_request(c, err == ECONNRESET ? F_RESET : F_ERROR);
             return;
         }
         c->connecting = false;
@@ -542,21 +566,21 @@ static void on_event(struct conn *c, uint32_t evs)
         ssize_t n = recv(c->fd, rbuf, sizeof rbuf, 0);
         if (n > 0) {
             if (!feed(c, rbuf, (size_t)n))
-                fail_request(c, false);
+                fail_request(c, F_ERROR);     /* not an HTTP answer */
         } else if (n == 0) {
             if (c->busy && c->rs == R_UNTIL_CLOSE) {
                 c->close_after = true;
                 complete(c);
             } else if (c->busy) {
-                fail_request(c, false);     /* closed mid-request */
+                fail_request(c, F_RESET);     /* closed mid-request */
             } else {
                 close_conn(c);
             }
         } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            fail_request(c, false);
+            fail_request(c, io_failure(errno));
         }
     } else if (evs & (EPOLLERR | EPOLLHUP)) {
-        fail_request(c, false);
+        fail_request(c, F_RESET);
     }
 }
 
@@ -578,6 +602,23 @@ static int wait_events(struct epoll_event *evs, int64_t wait_ns)
     }
 #endif
     return epoll_wait(ep, evs, MAX_EVENTS, (int)((wait_ns + 999999) / 1000000));
+}
+
+/* HOST as an IPv4 address, else its first IPv4 address by name. */
+static int resolve_host(const char *name, struct in_addr *out)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc;
+
+    if (inet_pton(AF_INET, name, out) == 1)
+        return 0;
+    if ((rc = getaddrinfo(name, NULL, &hints, &res)) != 0 || !res) {
+        fprintf(stderr, "openloop: cannot resolve %s: %s\n", name, rc ? gai_strerror(rc) : "no address");
+        return -1;
+    }
+    *out = ((struct sockaddr_in *)(void *)res->ai_addr)->sin_addr;
+    freeaddrinfo(res);
+    return 0;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -645,8 +686,9 @@ int main(int argc, char **argv)
     uint64_t index = 0, next = 0, total;
     static struct epoll_event evs[MAX_EVENTS];
 
-    while ((opt = getopt(argc, argv, "p:P:r:d:c:m:b:t:L:us")) != -1) {
+    while ((opt = getopt(argc, argv, "h:p:P:r:d:c:m:b:t:L:us")) != -1) {
         switch (opt) {
+        case 'h': host = optarg; break;
         case 'p': port = atoi(optarg); break;
         case 'P': path = optarg; break;
         case 'r': rate = atof(optarg); break;
@@ -662,8 +704,8 @@ int main(int argc, char **argv)
                 return 2;
             break;
         default:
-            fprintf(stderr, "usage: openloop -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] [-m METHOD] "
-                            "[-b BODY] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]\n");
+            fprintf(stderr, "usage: openloop [-h HOST] -p PORT -P PATH -r RATE -d SECONDS [-c MAXCONN] "
+                            "[-m METHOD] [-b BODY] [-t TIMEOUT_S] [-L BEHIND_S] [-u] [-s]\n");
             return 2;
         }
     }
@@ -672,6 +714,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "openloop: bad rate, duration (<= 600 s), connection count, -t or -L\n");
         return 2;
     }
+    if (resolve_host(host, &host_addr) != 0)
+        return 2;
     if (unique && !body_tmpl)
         unique = false;
     if (unique) {
@@ -741,7 +785,7 @@ int main(int argc, char **argv)
             for (k = 0; k < maxconn && nbusy; k++) {
                 struct conn *c = &conns[k];
                 if (c->busy && now - c->due_ns > timeout_ns)
-                    fail_request(c, true);
+                    fail_request(c, F_TIMEOUT);
             }
         }
         if (index >= total && next >= index && !nbusy)
@@ -766,11 +810,13 @@ int main(int argc, char **argv)
         qsort(lat, nlat, sizeof *lat, cmp_d);
         qsort(lag, nlag, sizeof *lag, cmp_f);
         printf("offered=%llu sent=%llu client_behind=%llu unsent=%llu ok=%llu rejected=%llu other=%llu "
-               "errors=%llu timeouts=%llu rate=%.1f p50_ms=%.3f p95_ms=%.3f p99_ms=%.3f max_ms=%.3f "
+               "errors=%llu resets=%llu connect_failed=%llu timeouts=%llu rate=%.1f p50_ms=%.3f "
+               "p95_ms=%.3f p99_ms=%.3f max_ms=%.3f "
                "lag_p50_ms=%.3f lag_p99_ms=%.3f lag_max_ms=%.3f client_cpu=%.2f conns=%d\n",
                (unsigned long long)index, (unsigned long long)nsent, (unsigned long long)nbehind,
                (unsigned long long)(index - next), (unsigned long long)n2xx, (unsigned long long)nrej,
-               (unsigned long long)nother, (unsigned long long)nerr, (unsigned long long)ntimeout,
+               (unsigned long long)nother, (unsigned long long)nerr, (unsigned long long)nreset,
+               (unsigned long long)nconnfail, (unsigned long long)ntimeout,
                (double)nsent / secs, pct(50), pct(95), pct(99), nlat ? lat[nlat - 1] : 0.0, lag_pct(50),
                lag_pct(99), nlag ? (double)lag[nlag - 1] : 0.0, wall > 0 ? cpu / wall : 0.0, maxopen);
     }

@@ -1,11 +1,18 @@
 #!/bin/sh
 # bench/run-bench.sh - every benchmark, side by side with its baseline in the
 # same run (server pinned to core 0, load generator to core 1).  Medians of
-# REPEAT runs.  Traffic goes to 127.0.0.1 only and every run is bounded.
+# REPEAT runs.  Traffic goes to 127.0.0.1 only (unless KYTOS_URL says
+# otherwise) and every run is bounded.
 #
 #   make bench                       # everything
 #   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | micro
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
+#   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
+#   KYTOS_URL=http://host:port[/prefix] make bench
+#                                    # Kytos-ng's scenarios against that
+#                                    # server (a Kytos-ng, or a kytosd
+#                                    # started elsewhere): client-side
+#                                    # figures only, no ceiling
 set -u
 B=${BUILD_DIR:-$(pwd)}
 SECS=${BENCH_SECONDS:-10}
@@ -19,8 +26,8 @@ LOAD_CPU=${LOAD_CPU:-1}
 WORK=$(mktemp -d /tmp/kytos-bench-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT INT TERM
 
-pin() { taskset -c "$1" "$@"; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# a server's CPU ticks so far (0 without a local PID: KYTOS_URL)
+cpu_ticks() { { [ -n "$1" ] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null; } || echo 0; }
 hz=$(getconf CLK_TCK)
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print 0; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -35,7 +42,9 @@ wait_port() { # wait_port PORT: until it accepts (bounded)
   return 1
 }
 
-# wrk_run PID URL [LUA]: prints "reqs_per_s p50_ms p99_ms cpu_us_per_req non2xx"
+# wrk_run PID URL [LUA]: prints "reqs_per_s p50_ms p99_ms cpu_us_per_req non2xx sock_errors"
+# (sock_errors: wrk's connect, read, write and timeout errors: resets and
+# timeouts at full load)
 wrk_run() {
   pid=$1 url=$2 lua=${3:-}
   t0=$(cpu_ticks "$pid")
@@ -50,8 +59,9 @@ wrk_run() {
     /Requests\/sec/ {rps=$2}
     /requests in/ {n=$1}
     /Non-2xx/ {bad=$NF}
+    /Socket errors:/ {gsub(",", ""); sock = $4 + $6 + $8 + $10}
     $1=="50%" {p50=ms($2)} $1=="99%" {p99=ms($2)}
-    END { cpu = (n > 0) ? (t1 - t0) * 1e6 / hz / n : 0; printf "%.0f %.3f %.3f %.2f %d\n", rps, p50, p99, cpu, bad + 0 }'
+    END { cpu = (n > 0) ? (t1 - t0) * 1e6 / hz / n : 0; printf "%.0f %.3f %.3f %.2f %d %d\n", rps, p50, p99, cpu, bad + 0, sock + 0 }'
 }
 
 start_kytosd() { # start_kytosd NAPPDIR [extra args...]: sets KPID KPORT
@@ -66,7 +76,7 @@ start_kytosd() { # start_kytosd NAPPDIR [extra args...]: sets KPID KPORT
 
 stop_pid() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 
-table_row() { printf "| %-34s | %9s | %8s | %8s | %10s | %7s |\n" "$@"; }
+table_row() { printf "| %-34s | %9s | %8s | %8s | %10s | %7s | %8s |\n" "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}"; }
 
 ceiling_part() {
   echo "## kytosd vs a bare libmicrohttpd server (fixed 8 KB JSON / POST answered 202)"
@@ -91,8 +101,8 @@ ceiling_part() {
     wrk_run "$KPID" "http://127.0.0.1:$KPORT/api/kytos/bench/evc_checked" "$WORK/evc.lua" >>"$WORK/k_evc_val"
     stop_pid "$KPID"
   done
-  table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx"
-  table_row "---" "---" "---" "---" "---" "---"
+  table_row "case" "req/s" "p50 ms" "p99 ms" "CPU us/req" "non-2xx" "sock err"
+  table_row "---" "---" "---" "---" "---" "---" "---"
   for f in c_get k_get c_post k_post_inline k_post_stored k_post k_evc_raw k_evc_val; do
     case $f in c_get) n="ceiling GET 8 KB";; k_get) n="kytosd GET 8 KB (inline route)";;
       c_post) n="ceiling POST -> 202";; k_post) n="kytosd POST -> 202 (pooled, parsed)";;
@@ -100,7 +110,8 @@ ceiling_part() {
       k_post_stored) n="kytosd POST -> 202 (inline, stored)";;
       k_evc_raw) n="kytosd POST EVC body, parsed only";; k_evc_val) n="kytosd POST EVC body, OpenAPI-checked";; esac
     table_row "$n" "$(cut -d' ' -f1 "$WORK/$f" | median)" "$(cut -d' ' -f2 "$WORK/$f" | median)" \
-      "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)"
+      "$(cut -d' ' -f3 "$WORK/$f" | median)" "$(cut -d' ' -f4 "$WORK/$f" | median)" "$(cut -d' ' -f5 "$WORK/$f" | median)" \
+      "$(cut -d' ' -f6 "$WORK/$f" | median)"
   done
   awk -v r="$(cut -d' ' -f1 "$WORK/k_evc_raw" | median)" -v v="$(cut -d' ' -f1 "$WORK/k_evc_val" | median)" \
       -v rc="$(cut -d' ' -f4 "$WORK/k_evc_raw" | median)" -v vc="$(cut -d' ' -f4 "$WORK/k_evc_val" | median)" 'BEGIN {
@@ -136,6 +147,13 @@ napps_part() {
     napps_bench
   fi
 }
+
+if [ -n "${KYTOS_URL:-}" ]; then
+  # another server: only the client-side scenarios make sense
+  . "$(dirname "$0")/napps-bench.sh"
+  napps_bench_remote
+  exit $?
+fi
 
 case $ONLY in
   all) ceiling_part; napps_part; micro_part ;;
