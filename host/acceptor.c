@@ -7,7 +7,8 @@
  * once against the bare ceiling server gave 126 answers later than 5 s;
  * with this loop, none).  Here a thread accepts everything that is ready
  * and hands each socket to MHD_add_connection(), which keeps MHD's own
- * limits (total and per IP) and timeouts. */
+ * timeouts.  The connection limits are kytosd's (connlimit.h): a socket
+ * over one is answered by the callback, then closed here gently. */
 #include "acceptor.h"
 #include "log.h"
 #include <errno.h>
@@ -19,10 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 #define LOGGER "kytos.core.api_server"
+
+#define LINGER_MAX 1024          /* refused sockets being closed at once */
+#define LINGER_MS 2000           /* at most this long each */
+#define LINGER_BYTES (64 * 1024) /* and reading at most this much */
+
+struct lingering {
+    int fd;
+    int64_t deadline_ms;
+    size_t drained;
+};
 
 struct kh_acceptor {
     int fd;                  /* listening, non-blocking */
@@ -30,18 +42,88 @@ struct kh_acceptor {
     pthread_t th;
     kh_accept_fn add;
     void *ud;
+    struct lingering linger[LINGER_MAX];
+    size_t nlinger;
+    struct pollfd pfd[2 + LINGER_MAX];
+    char sink[4096];         /* what lingering clients send, dropped */
 };
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A refused socket, answered: no more writes from us; closed once the
+ * client has closed (or after LINGER_MS, or at once if too many linger). */
+static void linger_start(struct kh_acceptor *a, int fd)
+{
+    shutdown(fd, SHUT_WR);
+    if (a->nlinger == LINGER_MAX) {
+        close(fd);
+        return;
+    }
+    a->linger[a->nlinger++] = (struct lingering){fd, mono_ms() + LINGER_MS, 0};
+}
+
+/* Read and drop what the client sent; true when the socket is done. */
+static int linger_done(struct kh_acceptor *a, struct lingering *l, int64_t now)
+{
+    for (;;) {
+        ssize_t n = recv(l->fd, a->sink, sizeof a->sink, 0);
+        if (n > 0) {
+            l->drained += (size_t)n;
+            if (l->drained > LINGER_BYTES)
+                return 1;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return now >= l->deadline_ms;
+        return 1;   /* the client closed (0) or the socket failed */
+    }
+}
+
+/* Close the lingering sockets that are done (revents: their poll results,
+ * in order; NULL: only the deadlines). */
+static void linger_sweep(struct kh_acceptor *a, const struct pollfd *revents, int64_t now)
+{
+    size_t i, j = 0;
+
+    for (i = 0; i < a->nlinger; i++) {
+        struct lingering *l = &a->linger[i];
+        int done = (revents && revents[i].revents) ? linger_done(a, l, now) : now >= l->deadline_ms;
+        if (done)
+            close(l->fd);
+        else
+            a->linger[j++] = *l;
+    }
+    a->nlinger = j;
+}
 
 static void *acceptor_main(void *arg)
 {
     struct kh_acceptor *a = arg;
+    struct pollfd *p = a->pfd;
     int64_t last_log = 0;
 
     for (;;) {
-        struct pollfd p[2] = {{a->fd, POLLIN, 0}, {a->stop_pipe[0], POLLIN, 0}};
-        int k;
+        int k, timeout = -1;
+        size_t i;
+        int64_t now;
 
-        if (poll(p, 2, -1) < 0) {
+        p[0] = (struct pollfd){a->fd, POLLIN, 0};
+        p[1] = (struct pollfd){a->stop_pipe[0], POLLIN, 0};
+        now = mono_ms();
+        for (i = 0; i < a->nlinger; i++) {
+            int64_t left = a->linger[i].deadline_ms - now;
+            p[2 + i] = (struct pollfd){a->linger[i].fd, POLLIN, 0};
+            if (timeout < 0 || left < timeout)
+                timeout = left < 0 ? 0 : (int)left;
+        }
+        if (poll(p, 2 + a->nlinger, timeout) < 0) {
             if (errno == EINTR)
                 continue;
             kh_log(LOGGER, KH_ERROR, "accept loop: poll failed: %s", strerror(errno));
@@ -49,22 +131,27 @@ static void *acceptor_main(void *arg)
         }
         if (p[1].revents)
             break;
+        if (a->nlinger)
+            linger_sweep(a, p + 2, mono_ms());
+        if (!p[0].revents)
+            continue;
         for (k = 0; k < 4096; k++) {   /* all that is ready, but let stop in */
             struct sockaddr_storage ss;
             socklen_t len = sizeof ss;
             int c = accept4(a->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (c >= 0) {
-                a->add(a->ud, c, (struct sockaddr *)&ss, len);
+                if (a->add(a->ud, c, (struct sockaddr *)&ss, len) != 0)
+                    linger_start(a, c);
                 continue;
             }
             if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
                 continue;
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 /* out of descriptors or memory: leave them queued, retry soon */
-                struct timespec ts = {0, 10 * 1000000L}, now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if (now.tv_sec - last_log >= 1) {
-                    last_log = now.tv_sec;
+                struct timespec ts = {0, 10 * 1000000L};
+                int64_t t = mono_ms();
+                if (t - last_log >= 1000) {
+                    last_log = t;
                     kh_log(LOGGER, KH_WARNING, "cannot accept connections: %s", strerror(errno));
                 }
                 nanosleep(&ts, NULL);
@@ -112,6 +199,8 @@ void kh_acceptor_stop(struct kh_acceptor *a)
     while (write(a->stop_pipe[1], &x, 1) < 0 && errno == EINTR)
         ;
     pthread_join(a->th, NULL);
+    while (a->nlinger)
+        close(a->linger[--a->nlinger].fd);
     close(a->stop_pipe[0]);
     close(a->stop_pipe[1]);
     free(a);

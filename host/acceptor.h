@@ -7,8 +7,12 @@
 #include <sys/socket.h>
 
 struct kh_acceptor;
-/* Takes the accepted (non-blocking) socket: closes it or keeps it. */
-typedef void (*kh_accept_fn)(void *ud, int fd, const struct sockaddr *addr, socklen_t len);
+/* Takes the accepted (non-blocking) socket and returns 0; or answers on it
+ * (a refusal) and returns 1: the accept loop then closes it gently, as
+ * nginx's lingering close: no more writes, the client's bytes read and
+ * dropped until it closes or LINGER_MS pass, so that its request left
+ * unread does not turn the close into a reset that loses the answer. */
+typedef int (*kh_accept_fn)(void *ud, int fd, const struct sockaddr *addr, socklen_t len);
 
 /* listen_fd stays the caller's (closed after kh_acceptor_stop). */
 struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud, char *err,

@@ -10,6 +10,7 @@
  * (DESIGN.md). */
 #include "http_server.h"
 #include "acceptor.h"
+#include "connlimit.h"
 #include "log.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,13 +34,61 @@ struct kh_http {
     atomic_int_fast64_t live;    /* requests begun and not yet sent (or dropped) */
     int listen_fd;
     struct kh_acceptor *acc;     /* our accept loop (acceptor.c) */
+    struct kh_connlimit *limits; /* api_max_connections, api_per_ip_connection_limit */
+    atomic_int_fast64_t refused_log_ms;
 };
 
-static void add_connection(void *ud, int fd, const struct sockaddr *addr, socklen_t len)
+/* A refusal written on a fresh socket (it fits in any send buffer). */
+static void send_refusal(int fd, unsigned status, const char *reason, const char *ctype,
+                         const char *body)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf,
+                     "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nRetry-After: 1\r\n"
+                     "Access-Control-Allow-Origin: *\r\nConnection: close\r\nContent-Length: %zu\r\n\r\n%s",
+                     status, reason, ctype, strlen(body), body);
+    if (n > 0 && (size_t)n < sizeof buf)
+        (void)send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+}
+
+/* The accept loop's callback: over a limit, an answer instead of the reset
+ * libmicrohttpd's own limits give (connlimit.h); 1 then, and the loop
+ * closes the socket gently. */
+static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen_t len)
 {
     struct kh_http *s = ud;
-    /* on failure (limits, memory) libmicrohttpd closes fd itself */
-    (void)MHD_add_connection(s->d, fd, addr, len);
+    enum kh_conn_verdict v = kh_connlimit_take(s->limits, addr);
+    char peer[INET6_ADDRSTRLEN] = "", body[256];
+    int64_t now, last;
+
+    if (v == KH_CONN_OK) {
+        /* on failure (memory) libmicrohttpd closes fd itself */
+        if (MHD_add_connection(s->d, fd, addr, len) != MHD_YES)
+            kh_connlimit_put(s->limits, addr);
+        return 0;
+    }
+    if (addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)addr)->sin_addr, peer, sizeof peer);
+    else if (addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)addr)->sin6_addr, peer, sizeof peer);
+    if (v == KH_CONN_TOTAL) {
+        atomic_fetch_add(&s->host->rejected_503, 1);
+        send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
+    } else {
+        atomic_fetch_add(&s->host->rejected_429, 1);
+        snprintf(body, sizeof body,
+                 "{\"description\": \"Too Many Requests: more than %u connections from %s\", \"code\": 429}",
+                 kh_connlimit_max_per_ip(s->limits), peer);
+        send_refusal(fd, 429, "Too Many Requests", "application/json", body);
+    }
+    now = kh_mono_ns() / 1000000;
+    last = atomic_load(&s->refused_log_ms);
+    if (now - last >= 1000 && atomic_compare_exchange_strong(&s->refused_log_ms, &last, now))
+        kh_log(LOGGER, KH_WARNING, "connection from %s refused: %s (%u)", peer,
+               v == KH_CONN_TOTAL ? "api_max_connections" : "api_per_ip_connection_limit",
+               v == KH_CONN_TOTAL ? kh_connlimit_max_total(s->limits)
+                                  : kh_connlimit_max_per_ip(s->limits));
+    return 1;
 }
 
 /* The listening socket, ours (see acceptor.c); -1 with err. */
@@ -312,9 +361,12 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
         atomic_fetch_add(&s->connections, 1);
         atomic_fetch_add(&s->connections_total, 1);
     } else {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         free(*socket_context);
         *socket_context = NULL;
         atomic_fetch_sub(&s->connections, 1);
+        kh_connlimit_put(s->limits, ci ? ci->client_addr : NULL);
     }
 }
 
@@ -403,11 +455,20 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     if (io > 64)
         io = 64;
     MHD_set_panic_func(mhd_panic, NULL);
+    s->limits = kh_connlimit_new((unsigned)kh_config_int(cfg, "api_max_connections", 4096),
+                                 (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024));
+    if (!s->limits) {
+        snprintf(err, errlen, "out of memory");
+        close(s->listen_fd);
+        free(s);
+        return NULL;
+    }
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, access_handler, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096),
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024),
+        /* the limits are kytosd's (connlimit.h): libmicrohttpd's own are
+         * set out of the way (a connection counts there a little longer) */
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096) + 1024u,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 16384),
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
@@ -419,6 +480,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the HTTP server on %s:%lld (a bad option?)", listen,
                  (long long)port);
         close(s->listen_fd);
+        kh_connlimit_free(s->limits);
         free(s);
         return NULL;
     }
@@ -431,6 +493,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     if (!(s->acc = kh_acceptor_start(s->listen_fd, add_connection, s, err, errlen))) {
         MHD_stop_daemon(s->d);
         close(s->listen_fd);
+        kh_connlimit_free(s->limits);
         free(s);
         return NULL;
     }
@@ -465,6 +528,7 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->d);
+    kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */
     free(s);
 }
 

@@ -361,7 +361,39 @@ def rate_limit():
         k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown, queue_shedding, crash_guard, rate_limit):
+def connection_limits():
+    # over api_per_ip_connection_limit and api_max_connections a connection
+    # gets an answer (429 / 503, Connection: close), not libmicrohttpd's reset
+    for settings, want, text in (
+            ({"api_per_ip_connection_limit": 3}, 429,
+             b"Too Many Requests: more than 3 connections from 127.0.0.1"),
+            ({"api_max_connections": 3}, 503, b"Service Unavailable")):
+        k = Kytosd(napps=["hello.so"], settings=settings)
+        try:
+            idle = [socket.create_connection(("127.0.0.1", k.port), timeout=5) for _ in range(3)]
+            # wait until all three are counted (a request answered on each)
+            for s in idle:
+                s.sendall(b"GET /api/kytos/hello/v1/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                s.recv(4096)
+            try:
+                st, h, js, data = k.request("GET", "/api/kytos/hello/v1/")
+                got = (st, h.get("Connection"), h.get("Retry-After"), data)
+            except Exception as e:
+                got = (repr(e), None, None, None)
+            t.ok(got[0] == want and got[1] == "close" and got[2] == "1" and text in (got[3] or b""),
+                 "over %s: %d, not a reset" % (list(settings)[0], want), got)
+            idle.pop().close()
+            t.ok(k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 200),
+                 "a connection closed makes room (%s)" % list(settings)[0])
+            for s in idle:
+                s.close()
+        finally:
+            k.stop()
+            k.cleanup()
+
+
+for fn in (basics, loader, overload_and_shutdown, queue_shedding, crash_guard, rate_limit,
+           connection_limits):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass

@@ -2,9 +2,12 @@
  * router, request targets and queries, kytos.conf, work pools, strict JSON. */
 #include "check_tap.h"
 #include "host/conf.h"
+#include "host/connlimit.h"
 #include "host/request.h"
 #include "host/router.h"
 #include "host/workpool.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,6 +187,43 @@ START_TEST(query_pairs_are_bounded)
 }
 END_TEST
 
+static struct sockaddr_in v4(const char *ip, int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, ip, &a.sin_addr);
+    return a;
+}
+
+/* Per address (the port does not count), then in total; a put makes room. */
+START_TEST(connection_limits_count_per_address_and_in_total)
+{
+    struct kh_connlimit *cl = kh_connlimit_new(5, 2);
+    struct sockaddr_in a1 = v4("10.0.0.1", 1000), a2 = v4("10.0.0.1", 2000), b = v4("10.0.0.2", 1);
+    struct sockaddr_in6 c = {.sin6_family = AF_INET6};
+
+    inet_pton(AF_INET6, "::1", &c.sin6_addr);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a1), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a2), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a1), KH_CONN_PER_IP);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_TOTAL);   /* 5 open */
+    kh_connlimit_put(cl, (struct sockaddr *)&a2);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a1), KH_CONN_OK);     /* room again */
+    kh_connlimit_put(cl, (struct sockaddr *)&c);
+    kh_connlimit_put(cl, (struct sockaddr *)&c);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);       /* 5 open */
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a2), KH_CONN_TOTAL);
+    kh_connlimit_free(cl);   /* with entries left: freed too (LeakSanitizer) */
+    cl = kh_connlimit_new(0, 0);   /* no limits */
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_OK);
+    kh_connlimit_free(cl);
+}
+END_TEST
+
 START_TEST(body_cap_is_enforced)
 {
     kytos_req *r = kh_req_new(NULL, &tp, NULL);
@@ -342,6 +382,7 @@ int main(void)
     tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
     tcase_add_test(tc, target_decodes_per_segment);
     tcase_add_test(tc, query_pairs_are_bounded);
+    tcase_add_test(tc, connection_limits_count_per_address_and_in_total);
     tcase_add_test(tc, body_cap_is_enforced);
     tcase_add_test(tc, strict_json_messages);
     tcase_add_test(tc, conf_reads_kytos_ini);

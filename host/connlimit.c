@@ -1,0 +1,142 @@
+/* host/connlimit.c - connection counts, in total and per client address
+ * (see connlimit.h).  One mutex: taken once per accepted and per closed
+ * connection, far from the per-request path.  The per-address table
+ * holds only addresses with a connection open, so it is bounded by the
+ * total limit (or by the connections kytosd can have open). */
+#include "connlimit.h"
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUCKETS 1024   /* a power of two */
+
+struct peer {
+    struct peer *next;
+    unsigned char key[17];   /* family byte + 16 address bytes */
+    unsigned count;
+};
+
+struct kh_connlimit {
+    pthread_mutex_t mu;
+    unsigned max_total, max_per_ip, total;
+    struct peer *buckets[BUCKETS];
+};
+
+struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip)
+{
+    struct kh_connlimit *cl = calloc(1, sizeof *cl);
+
+    if (!cl)
+        return NULL;
+    pthread_mutex_init(&cl->mu, NULL);
+    cl->max_total = max_total;
+    cl->max_per_ip = max_per_ip;
+    return cl;
+}
+
+void kh_connlimit_free(struct kh_connlimit *cl)
+{
+    size_t i;
+
+    if (!cl)
+        return;
+    for (i = 0; i < BUCKETS; i++) {
+        while (cl->buckets[i]) {
+            struct peer *p = cl->buckets[i];
+            cl->buckets[i] = p->next;
+            free(p);
+        }
+    }
+    pthread_mutex_destroy(&cl->mu);
+    free(cl);
+}
+
+/* The address without its port; 0, or -1 for a family without one. */
+static int key_of(const struct sockaddr *addr, unsigned char key[17])
+{
+    memset(key, 0, 17);
+    if (addr && addr->sa_family == AF_INET) {
+        key[0] = 4;
+        memcpy(key + 1, &((const struct sockaddr_in *)(const void *)addr)->sin_addr, 4);
+        return 0;
+    }
+    if (addr && addr->sa_family == AF_INET6) {
+        key[0] = 6;
+        memcpy(key + 1, &((const struct sockaddr_in6 *)(const void *)addr)->sin6_addr, 16);
+        return 0;
+    }
+    return -1;
+}
+
+static struct peer **slot(struct kh_connlimit *cl, const unsigned char key[17])
+{
+    uint32_t h = 2166136261u;
+    struct peer **pp;
+    size_t i;
+
+    for (i = 0; i < 17; i++)
+        h = (h ^ key[i]) * 16777619u;
+    for (pp = &cl->buckets[h & (BUCKETS - 1)]; *pp; pp = &(*pp)->next)
+        if (memcmp((*pp)->key, key, 17) == 0)
+            break;
+    return pp;   /* the entry, or where to link a new one */
+}
+
+enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct sockaddr *addr)
+{
+    unsigned char key[17];
+    enum kh_conn_verdict v = KH_CONN_OK;
+    struct peer **pp;
+
+    pthread_mutex_lock(&cl->mu);
+    if (cl->max_total && cl->total >= cl->max_total) {
+        v = KH_CONN_TOTAL;
+    } else if (key_of(addr, key) == 0) {
+        pp = slot(cl, key);
+        if (*pp && cl->max_per_ip && (*pp)->count >= cl->max_per_ip) {
+            v = KH_CONN_PER_IP;
+        } else if (*pp) {
+            (*pp)->count++;
+        } else {
+            struct peer *p = calloc(1, sizeof *p);
+            if (p) {   /* out of memory: counted in total only */
+                memcpy(p->key, key, 17);
+                p->count = 1;
+                *pp = p;
+            }
+        }
+    }
+    if (v == KH_CONN_OK)
+        cl->total++;
+    pthread_mutex_unlock(&cl->mu);
+    return v;
+}
+
+void kh_connlimit_put(struct kh_connlimit *cl, const struct sockaddr *addr)
+{
+    unsigned char key[17];
+    struct peer **pp;
+
+    pthread_mutex_lock(&cl->mu);
+    if (cl->total)
+        cl->total--;
+    if (key_of(addr, key) == 0 && *(pp = slot(cl, key)) && --(*pp)->count == 0) {
+        struct peer *p = *pp;
+        *pp = p->next;
+        free(p);
+    }
+    pthread_mutex_unlock(&cl->mu);
+}
+
+unsigned kh_connlimit_max_total(const struct kh_connlimit *cl)
+{
+    return cl->max_total;
+}
+
+unsigned kh_connlimit_max_per_ip(const struct kh_connlimit *cl)
+{
+    return cl->max_per_ip;
+}
