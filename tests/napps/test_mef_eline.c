@@ -665,9 +665,21 @@ static size_t current_s_vlans(const char *id, int *out, size_t cap)
     return n;
 }
 
+/* PATCH path: status, and {"response": "Circuit <id><rest>"}. */
+static void expect_patch_response(const char *path, unsigned status, const char *id, const char *rest)
+{
+    kytos_test_resp *r = req("PATCH", path, NULL);
+    char text[128];
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), status);
+    snprintf(text, sizeof text, "Circuit %s%s", id, rest);
+    ck_assert_str_eq(str(kytos_test_resp_json(r), "response"), text);
+    kytos_test_resp_free(r);
+}
+
 START_TEST(redeploy_avoids_the_same_s_vlans)
 {
-    char id[15], path[256], text[128];
+    char id[15], path[256];
     int before[8], after[8], again[8];
     size_t n, i;
     kytos_test_resp *r;
@@ -684,11 +696,7 @@ START_TEST(redeploy_avoids_the_same_s_vlans)
     ck_assert_uint_gt(n, 0);
     /* default (true): every link of the path on another S-VLAN */
     snprintf(path, sizeof path, ME "v2/evc/%s/redeploy", id);
-    r = req("PATCH", path, NULL);
-    ck_assert_uint_eq(kytos_test_resp_status(r), 202);
-    snprintf(text, sizeof text, "Circuit %s redeploy received.", id);
-    ck_assert_str_eq(str(kytos_test_resp_json(r), "response"), text);
-    kytos_test_resp_free(r);
+    expect_patch_response(path, 202, id, " redeploy received.");
     ck_assert_uint_eq(current_s_vlans(id, after, 8), n);
     for (i = 0; i < n; i++)
         ck_assert_int_ne(after[i], before[i]);
@@ -702,11 +710,7 @@ START_TEST(redeploy_avoids_the_same_s_vlans)
     snprintf(path, sizeof path, ME "v2/evc/%s", id);
     ck_assert_uint_eq(status_of("PATCH", path, "{\"enabled\":false}"), 200);
     snprintf(path, sizeof path, ME "v2/evc/%s/redeploy", id);
-    r = req("PATCH", path, NULL);
-    ck_assert_uint_eq(kytos_test_resp_status(r), 409);
-    snprintf(text, sizeof text, "Circuit %s is disabled.", id);
-    ck_assert_str_eq(str(kytos_test_resp_json(r), "response"), text);
-    kytos_test_resp_free(r);
+    expect_patch_response(path, 409, id, " is disabled.");
 }
 END_TEST
 
