@@ -108,7 +108,9 @@ static void *watchdog_main(void *arg)
             pthread_mutex_unlock(&h->watch_mu);
 
             pthread_mutex_lock(&expired->mu);
-            if (expired->state == KH_REQ_RUNNING || expired->state == KH_REQ_DEFERRED) {
+            /* NEW: still queued for a worker; run_handler then skips it */
+            if (expired->state == KH_REQ_NEW || expired->state == KH_REQ_RUNNING ||
+                expired->state == KH_REQ_DEFERRED) {
                 char msg[256];
                 struct json_object *o = json_object_new_object();
                 size_t len = 0;

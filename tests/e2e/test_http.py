@@ -316,6 +316,37 @@ def queue_shedding():
         k.cleanup()
 
 
+def queued_past_deadline():
+    # one api worker, busy: a request still queued when its route's deadline
+    # (200 ms) passes gets its 504 then, not an answer whenever it runs
+    k = Kytosd(napps=["testkit.so"], settings={
+        "thread_pool_max_workers": {"api": 1}, "api_concurrency_limit": None,
+        "api_queue_target_ms": 10000})
+    try:
+        results = {}
+
+        def one(name):
+            t0 = time.time()
+            try:
+                st, h, js, data = k.request("GET", "/api/kytos/testkit/timeout?ms=1500")
+                results[name] = (st, round(time.time() - t0, 2))
+            except Exception as e:
+                results[name] = (repr(e), round(time.time() - t0, 2))
+        a = threading.Thread(target=one, args=("running",))
+        a.start()
+        time.sleep(0.05)
+        b = threading.Thread(target=one, args=("queued",))
+        b.start()
+        a.join()
+        b.join()
+        t.ok(results["running"][0] == 504 and results["queued"][0] == 504
+             and results["queued"][1] < 1.0, "a request queued past its deadline gets its 504 then",
+             results)
+    finally:
+        k.stop()
+        k.cleanup()
+
+
 def crash_guard():
     k = Kytosd(napps=["hello.so", "testkit.so"])
     try:
@@ -392,8 +423,8 @@ def connection_limits():
             k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown, queue_shedding, crash_guard, rate_limit,
-           connection_limits):
+for fn in (basics, loader, overload_and_shutdown, queue_shedding, queued_past_deadline, crash_guard,
+           rate_limit, connection_limits):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass
