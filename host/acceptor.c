@@ -61,8 +61,11 @@ static void linger_start(struct kh_acceptor *a, int fd)
 {
     shutdown(fd, SHUT_WR);
     if (a->nlinger == LINGER_MAX) {
-        close(fd);
-        return;
+        /* full (clients that never close): the oldest goes, whose answer
+         * has had the longest to arrive, rather than this new one */
+        close(a->linger[0].fd);
+        memmove(&a->linger[0], &a->linger[1], (LINGER_MAX - 1) * sizeof a->linger[0]);
+        a->nlinger--;
     }
     a->linger[a->nlinger++] = (struct lingering){fd, mono_ms() + LINGER_MS, 0};
 }

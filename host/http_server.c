@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -392,6 +394,45 @@ static void mhd_panic(void *cls, const char *file, unsigned int line, const char
     abort();
 }
 
+/* A connection count setting: 0 (none) up to 1<<20. */
+static unsigned config_count(const kh_config *cfg, const char *key, int64_t dflt)
+{
+    int64_t v = kh_config_int(cfg, key, dflt);
+    return v < 0 ? 0 : v > (1 << 20) ? (1u << 20) : (unsigned)v;
+}
+
+static unsigned mhd_connection_limit(unsigned max_conns, long io)
+{
+    uint64_t per_thread = (uint64_t)(max_conns ? max_conns : 1u << 16) + 1024;
+    uint64_t total = per_thread * (uint64_t)io;
+    return total > (1u << 24) ? (1u << 24) : (unsigned)total;
+}
+
+/* Descriptors: the soft limit raised to the hard one, since every
+ * connection is one; a warning when even that is below the connection
+ * limit (past it, new clients wait in the listen queue). */
+static void raise_fd_limit(unsigned max_conns)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t want = rl.rlim_max;
+        if (want == RLIM_INFINITY || want > (1u << 20))
+            want = 1u << 20;
+        if (want > rl.rlim_cur) {
+            rl.rlim_cur = want;
+            (void)setrlimit(RLIMIT_NOFILE, &rl);
+            (void)getrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
+    if (max_conns && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)max_conns + 256)
+        kh_log(LOGGER, KH_WARNING,
+               "open files limited to %llu: fewer than api_max_connections (%u) connections fit",
+               (unsigned long long)rl.rlim_cur, max_conns);
+}
+
 struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
 {
     struct kh_http *s = calloc(1, sizeof *s);
@@ -406,6 +447,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
                      MHD_USE_ERROR_LOG;
     struct sockaddr_storage ss;
     socklen_t sl;
+    unsigned max_conns;
 
     if (!s) {
         snprintf(err, errlen, "out of memory");
@@ -455,8 +497,9 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     if (io > 64)
         io = 64;
     MHD_set_panic_func(mhd_panic, NULL);
-    s->limits = kh_connlimit_new((unsigned)kh_config_int(cfg, "api_max_connections", 4096),
-                                 (unsigned)kh_config_int(cfg, "api_per_ip_connection_limit", 1024));
+    max_conns = config_count(cfg, "api_max_connections", 4096);
+    raise_fd_limit(max_conns);
+    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024));
     if (!s->limits) {
         snprintf(err, errlen, "out of memory");
         close(s->listen_fd);
@@ -466,9 +509,12 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, access_handler, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
-        /* the limits are kytosd's (connlimit.h): libmicrohttpd's own are
-         * set out of the way (a connection counts there a little longer) */
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)kh_config_int(cfg, "api_max_connections", 4096) + 1024u,
+        /* the limits are kytosd's (connlimit.h); libmicrohttpd's own is
+         * set out of the way: it splits it evenly over its I/O threads and
+         * gives a connection to a thread by its socket's number, so each
+         * thread's share is kytosd's whole limit, plus room for connections
+         * it is still closing */
+        MHD_OPTION_CONNECTION_LIMIT, mhd_connection_limit(max_conns, io),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 16384),
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
