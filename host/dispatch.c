@@ -79,6 +79,60 @@ static void complete_now(kytos_req *r)
     complete_unlock(r);
 }
 
+/* Answer r, taken off the watch list, with status and msg unless its
+ * handler answered meanwhile (NEW: still queued; run_handler then skips
+ * it).  The handler's own answer, if it comes later, is dropped. */
+static void expire(kh_host *h, kytos_req *r, unsigned status, const char *msg)
+{
+    pthread_mutex_lock(&r->mu);
+    if (r->state == KH_REQ_NEW || r->state == KH_REQ_RUNNING || r->state == KH_REQ_DEFERRED) {
+        struct json_object *o = json_object_new_object();
+        size_t len = 0;
+        char *text;
+        json_object_object_add(o, "description", json_object_new_string(msg));
+        json_object_object_add(o, "code", json_object_new_int((int)status));
+        text = kh_json_dump(o, &len);
+        json_object_put(o);
+        kh_req_drop_body(r);
+        r->resp_body = text;
+        r->resp_len = text ? len : 0;
+        r->status = status;
+        snprintf(r->content_type, sizeof r->content_type, "application/json");
+        r->state = KH_REQ_TIMED_OUT;
+        if (status == 504)
+            atomic_fetch_add(&h->timeouts_504, 1);
+        kh_log(LOGGER, KH_WARNING, "%s", msg);
+        pthread_mutex_unlock(&r->mu);
+        finish_inflight(r);
+        atomic_fetch_add(&h->served, 1);
+        r->tp->complete(r);
+    } else {
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+/* The first watched request (deadline_due: only one past its deadline),
+ * taken off the list with a reference; NULL when none (watch_mu held). */
+static kytos_req *take_watched(kh_host *h, int deadline_due, int64_t now)
+{
+    kytos_req *r;
+
+    for (r = h->watch_head; r; r = r->wnext)
+        if (!deadline_due || (r->deadline_ns && r->deadline_ns <= now))
+            break;
+    if (!r)
+        return NULL;
+    if (r->wprev)
+        r->wprev->wnext = r->wnext;
+    else
+        h->watch_head = r->wnext;
+    if (r->wnext)
+        r->wnext->wprev = r->wprev;
+    r->in_watch = 0;
+    kh_req_ref(r);
+    return r;
+}
+
 static void *watchdog_main(void *arg)
 {
     kh_host *h = arg;
@@ -88,55 +142,18 @@ static void *watchdog_main(void *arg)
     while (!h->watch_stop) {
         int64_t now = kh_mono_ns();
         kh_shed_tick(h);   /* about every 50 ms; takes no lock */
-        kytos_req *r, *expired = NULL;
+        kytos_req *expired = take_watched(h, 1, now);
 
-        for (r = h->watch_head; r; r = r->wnext)
-            if (r->deadline_ns && r->deadline_ns <= now) {
-                expired = r;
-                break;
-            }
         if (expired) {
-            /* take it out here, then answer without the list lock */
-            if (expired->wprev)
-                expired->wprev->wnext = expired->wnext;
-            else
-                h->watch_head = expired->wnext;
-            if (expired->wnext)
-                expired->wnext->wprev = expired->wprev;
-            expired->in_watch = 0;
-            kh_req_ref(expired);
+            char msg[256];
+            /* answered without the list lock */
             pthread_mutex_unlock(&h->watch_mu);
-
-            pthread_mutex_lock(&expired->mu);
-            /* NEW: still queued for a worker; run_handler then skips it */
-            if (expired->state == KH_REQ_NEW || expired->state == KH_REQ_RUNNING ||
-                expired->state == KH_REQ_DEFERRED) {
-                char msg[256];
-                struct json_object *o = json_object_new_object();
-                size_t len = 0;
-                char *text;
-                snprintf(msg, sizeof msg, "Handler of %s %s did not answer within %u ms",
-                         expired->method, expired->path, expired->match.route && expired->match.route->timeout_ms
-                         ? expired->match.route->timeout_ms : h->handler_timeout_ms);
-                json_object_object_add(o, "description", json_object_new_string(msg));
-                json_object_object_add(o, "code", json_object_new_int(504));
-                text = kh_json_dump(o, &len);
-                json_object_put(o);
-                kh_req_drop_body(expired);
-                expired->resp_body = text;
-                expired->resp_len = text ? len : 0;
-                expired->status = 504;
-                snprintf(expired->content_type, sizeof expired->content_type, "application/json");
-                expired->state = KH_REQ_TIMED_OUT;
-                atomic_fetch_add(&h->timeouts_504, 1);
-                kh_log(LOGGER, KH_WARNING, "%s", msg);
-                pthread_mutex_unlock(&expired->mu);
-                finish_inflight(expired);
-                atomic_fetch_add(&h->served, 1);
-                expired->tp->complete(expired);
-            } else {
-                pthread_mutex_unlock(&expired->mu);
-            }
+            snprintf(msg, sizeof msg, "Handler of %s %s did not answer within %u ms",
+                     expired->method, expired->path,
+                     expired->match.route && expired->match.route->timeout_ms
+                         ? expired->match.route->timeout_ms
+                         : h->handler_timeout_ms);
+            expire(h, expired, 504, msg);
             kh_req_unref(expired);
             pthread_mutex_lock(&h->watch_mu);
             continue;
@@ -151,6 +168,22 @@ static void *watchdog_main(void *arg)
     }
     pthread_mutex_unlock(&h->watch_mu);
     return NULL;
+}
+
+void kh_dispatch_answer_all(kh_host *h, unsigned status, const char *why)
+{
+    kytos_req *r;
+
+    pthread_mutex_lock(&h->watch_mu);
+    while ((r = take_watched(h, 0, 0)) != NULL) {
+        char msg[256];
+        pthread_mutex_unlock(&h->watch_mu);
+        snprintf(msg, sizeof msg, "%s %s: %s", r->method, r->path, why);
+        expire(h, r, status, msg);
+        kh_req_unref(r);
+        pthread_mutex_lock(&h->watch_mu);
+    }
+    pthread_mutex_unlock(&h->watch_mu);
 }
 
 int kh_watchdog_start(kh_host *h)
@@ -476,8 +509,9 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
     timeout = rt->timeout_ms ? rt->timeout_ms : h->handler_timeout_ms;
     r->deadline_ns = timeout ? kh_mono_ns() + (int64_t)timeout * 1000000 : 0;
     kh_req_ref(r);                /* the handler's reference */
-    if (timeout)
-        watch_add(r);
+    /* watched even without a deadline: a shutdown answers what is left
+     * (kh_dispatch_answer_all) */
+    watch_add(r);
     if (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) {
         /* An inline handler's write that finds the store's writer idle is
          * committed here once the handler has returned (its callback may

@@ -75,6 +75,10 @@ struct kh_host {
 
     /* counters */
     atomic_uint_fast64_t served, errors_500, rejected_503, rejected_429, timeouts_504;
+    /* the HTTP server has stopped: an answer finished later (a handler past
+     * shutdown_timeout_ms) must not resume its connection, which
+     * libmicrohttpd has freed; http_resuming: resumes under way */
+    atomic_int http_stopped, http_resuming;
     atomic_int_fast64_t in_flight;
     int64_t started_at;
     atomic_int running, stopping, draining;
@@ -113,6 +117,10 @@ void kh_dispatch_route(kytos_req *r);
 /* Body complete: checks, then run (inline or on the pool).  The transport's
  * complete() is called once the response is final (maybe before return). */
 void kh_dispatch_run(kytos_req *r);
+/* Shutting down: every request still waiting for its handler (queued,
+ * running or deferred) is answered status now, as the watchdog answers
+ * 504; the handler's own answer, if it comes later, is dropped. */
+void kh_dispatch_answer_all(kh_host *h, unsigned status, const char *why);
 /* In-process request (kytos_call, test host).  Blocks until answered. */
 int kh_call(kh_host *h, kytos_napp *caller, const char *method, const char *target,
             const char *body, size_t len, const char *const *headers, int use_pool,

@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,11 +130,19 @@ static const char *http_header(const kytos_req *r, const char *name)
 static void http_complete(kytos_req *r)
 {
     struct http_ctx *c = r->tp_ctx;
+    kh_host *h = r->host;
+
     atomic_store(&c->ready, 1);
-    if (c->suspended)
-        MHD_resume_connection(c->conn);
-    else if (atomic_exchange(&c->resume_owed, 0))
-        MHD_resume_connection(c->conn);   /* see defer_inline() */
+    /* (seq_cst both sides: kh_http_stop sets http_stopped, then waits for
+     * http_resuming to be 0, so no resume runs into a stopped daemon) */
+    atomic_fetch_add(&h->http_resuming, 1);
+    if (!atomic_load(&h->http_stopped)) {
+        if (c->suspended)
+            MHD_resume_connection(c->conn);
+        else if (atomic_exchange(&c->resume_owed, 0))
+            MHD_resume_connection(c->conn);   /* see defer_inline() */
+    }
+    atomic_fetch_sub(&h->http_resuming, 1);
 }
 
 /* An inline handler returned KYTOS_DEFERRED: the answer comes from another
@@ -565,6 +574,13 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
     }
+    /* what is still waiting for its handler is answered 503 now:
+     * libmicrohttpd cannot stop with a connection suspended (it panics),
+     * and the client gets an answer rather than a closed connection */
+    if (atomic_load(&s->host->in_flight) > 0) {
+        kh_dispatch_answer_all(s->host, 503, "kytosd is shutting down");
+        deadline = kh_mono_ns() + 1000000000LL;   /* for the answers to go out */
+    }
     /* (a client that never finishes sending its request is not waited for
      * past a second) */
     if (deadline > kh_mono_ns() + 1000000000LL)
@@ -573,6 +589,11 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
         struct timespec ts = {0, 2 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    /* a handler still running past this point answers into the void: its
+     * connection goes with the daemon (libmicrohttpd frees suspended ones) */
+    atomic_store(&s->host->http_stopped, 1);
+    while (atomic_load(&s->host->http_resuming) > 0)
+        sched_yield();
     MHD_stop_daemon(s->d);
     kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */
     free(s);

@@ -347,6 +347,40 @@ def queued_past_deadline():
         k.cleanup()
 
 
+def shutdown_past_a_handler():
+    # SIGTERM with a pooled handler still running past shutdown_timeout_ms:
+    # its request is answered 503 and kytosd exits cleanly (libmicrohttpd
+    # panicked, aborting kytosd, on the connection still suspended), and the
+    # late answer does not touch the freed connection
+    k = Kytosd(napps=["testkit.so"], settings={"shutdown_timeout_ms": 200})
+    try:
+        got = []
+
+        def slow():
+            try:
+                st, h, js, data = k.request("GET", "/api/kytos/testkit/slow?ms=1500")
+                got.append((st, js))
+            except Exception as e:
+                got.append((repr(e), None))
+        th = threading.Thread(target=slow)
+        th.daemon = True
+        th.start()
+
+        def running():
+            _, _, js, _ = k.request("GET", "/api/kytos/core/status/")
+            return js["http"]["in_flight"] >= 2   # the slow one and this probe
+        t.ok(k.wait_for(running, 5), "the slow request is in flight")
+        rc = k.stop()
+        log = k.logtext()
+        t.ok(rc == 0 and "AddressSanitizer" not in log and "runtime error" not in log,
+             "clean exit with a handler past the shutdown timeout", (rc, log[-2000:]))
+        th.join(5)
+        t.ok(len(got) == 1 and got[0][0] == 503 and "shutting down" in (got[0][1] or {}).get("description", ""),
+             "its request is answered 503", got)
+    finally:
+        k.cleanup()
+
+
 def crash_guard():
     k = Kytosd(napps=["hello.so", "testkit.so"])
     try:
@@ -423,8 +457,8 @@ def connection_limits():
             k.cleanup()
 
 
-for fn in (basics, loader, overload_and_shutdown, queue_shedding, queued_past_deadline, crash_guard,
-           rate_limit, connection_limits):
+for fn in (basics, loader, overload_and_shutdown, queue_shedding, queued_past_deadline,
+           shutdown_past_a_handler, crash_guard, rate_limit, connection_limits):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass
