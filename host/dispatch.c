@@ -30,19 +30,24 @@ static void watch_add(kytos_req *r)
     pthread_mutex_unlock(&h->watch_mu);
 }
 
+/* Take r off the watch list (watch_mu held, r on it). */
+static void unwatch_locked(kh_host *h, kytos_req *r)
+{
+    if (r->wprev)
+        r->wprev->wnext = r->wnext;
+    else
+        h->watch_head = r->wnext;
+    if (r->wnext)
+        r->wnext->wprev = r->wprev;
+    r->in_watch = 0;
+}
+
 static void watch_del(kytos_req *r)
 {
     kh_host *h = r->host;
     pthread_mutex_lock(&h->watch_mu);
-    if (r->in_watch) {
-        if (r->wprev)
-            r->wprev->wnext = r->wnext;
-        else
-            h->watch_head = r->wnext;
-        if (r->wnext)
-            r->wnext->wprev = r->wprev;
-        r->in_watch = 0;
-    }
+    if (r->in_watch)
+        unwatch_locked(h, r);
     pthread_mutex_unlock(&h->watch_mu);
 }
 
@@ -122,13 +127,7 @@ static kytos_req *take_watched(kh_host *h, int deadline_due, int64_t now)
             break;
     if (!r)
         return NULL;
-    if (r->wprev)
-        r->wprev->wnext = r->wnext;
-    else
-        h->watch_head = r->wnext;
-    if (r->wnext)
-        r->wnext->wprev = r->wprev;
-    r->in_watch = 0;
+    unwatch_locked(h, r);
     kh_req_ref(r);
     return r;
 }
