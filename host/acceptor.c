@@ -89,15 +89,15 @@ static int linger_done(struct kh_acceptor *a, struct lingering *l, int64_t now)
     }
 }
 
-/* Close the lingering sockets that are done (revents: their poll results,
- * in order; NULL: only the deadlines). */
-static void linger_sweep(struct kh_acceptor *a, const struct pollfd *revents, int64_t now)
+/* Close the lingering sockets that are done (polled: their poll results,
+ * in order). */
+static void linger_sweep(struct kh_acceptor *a, const struct pollfd *polled, int64_t now)
 {
     size_t i, j = 0;
 
     for (i = 0; i < a->nlinger; i++) {
         struct lingering *l = &a->linger[i];
-        int done = (revents && revents[i].revents) ? linger_done(a, l, now) : now >= l->deadline_ms;
+        int done = polled[i].revents ? linger_done(a, l, now) : now >= l->deadline_ms;
         if (done)
             close(l->fd);
         else

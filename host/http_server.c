@@ -41,6 +41,16 @@ struct kh_http {
     atomic_int_fast64_t refused_log_ms;
 };
 
+/* An address as text (empty if not IPv4/IPv6). */
+static void addr_text(const struct sockaddr *sa, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)len);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, (socklen_t)len);
+}
+
 /* A refusal written on a fresh socket (it fits in any send buffer). */
 static void send_refusal(int fd, unsigned status, const char *reason, const char *ctype,
                          const char *body)
@@ -61,7 +71,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
 {
     struct kh_http *s = ud;
     enum kh_conn_verdict v = kh_connlimit_take(s->limits, addr);
-    char peer[INET6_ADDRSTRLEN] = "", body[256];
+    char peer[INET6_ADDRSTRLEN], body[256];
     int64_t now, last;
 
     if (v == KH_CONN_OK) {
@@ -70,10 +80,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
             kh_connlimit_put(s->limits, addr);
         return 0;
     }
-    if (addr->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)addr)->sin_addr, peer, sizeof peer);
-    else if (addr->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)addr)->sin6_addr, peer, sizeof peer);
+    addr_text(addr, peer, sizeof peer);
     if (v == KH_CONN_TOTAL) {
         atomic_fetch_add(&s->host->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
@@ -166,14 +173,7 @@ static void peer_text(struct MHD_Connection *conn, char *out)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-    out[0] = '\0';
-    if (ci && ci->client_addr) {
-        const struct sockaddr *sa = ci->client_addr;
-        if (sa->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, PEER_LEN);
-        else if (sa->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, PEER_LEN);
-    }
+    addr_text(ci ? ci->client_addr : NULL, out, PEER_LEN);
 }
 
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
