@@ -427,9 +427,42 @@ struct json_object *kh_req_query_json(const kytos_req *r, const char *name)
     return v;
 }
 
+/* The transport keeps headers in its own memory (libmicrohttpd: the
+ * connection's pool), which it reuses for the next request once the answer
+ * is final, and a handler may run on after its request was answered (a 504,
+ * a shutdown's 503).  So a header is looked up only while the request is
+ * unanswered, and copied into the request's arena, where it stays until the
+ * request is freed; after the answer only earlier lookups are found. */
 const char *kh_req_header(const kytos_req *r, const char *name)
 {
-    return r->tp && r->tp->header && name ? r->tp->header(r, name) : NULL;
+    kytos_req *w = (kytos_req *)r;   /* the copies are a cache */
+    struct kh_header_copy *hc;
+    const char *v = NULL;
+
+    if (!r->tp || !r->tp->header || !name)
+        return NULL;
+    pthread_mutex_lock(&w->mu);
+    for (hc = w->headers_seen; hc; hc = hc->next)
+        if (strcasecmp(hc->name, name) == 0)
+            break;
+    if (hc) {
+        v = hc->value;
+    } else if (r->state != KH_REQ_COMPLETED && r->state != KH_REQ_TIMED_OUT) {
+        const char *found = r->tp->header(r, name);
+        size_t nl = strlen(name);
+
+        hc = kh_req_alloc(w, sizeof *hc);
+        if (hc && (hc->name = arena_strndup(w, name, nl)) != NULL &&
+            (!found || (hc->value = arena_strndup(w, found, strlen(found))) != NULL)) {
+            if (!found)
+                hc->value = NULL;
+            hc->next = w->headers_seen;
+            w->headers_seen = hc;
+            v = hc->value;
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return v;
 }
 
 const void *kh_req_body(const kytos_req *r, size_t *len)

@@ -46,6 +46,12 @@ struct kh_query_pair {
     char *key, *value;
 };
 
+/* A header a handler looked up, copied into the request's arena. */
+struct kh_header_copy {
+    struct kh_header_copy *next;
+    const char *name, *value;   /* value NULL: the request has none */
+};
+
 struct kytos_req {
     kh_host *host;
     const struct kh_transport *tp;
@@ -72,6 +78,7 @@ struct kytos_req {
     struct kh_query_pair *query;
     size_t nquery;
     int query_parsed;
+    struct kh_header_copy *headers_seen;   /* kh_req_header's copies (under mu) */
 
     unsigned status;            /* 0 = no response yet */
     char content_type[96];

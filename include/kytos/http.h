@@ -57,6 +57,10 @@ static inline struct json_object *kytos_req_query_json(const kytos_req *r, const
 {
     return kytos__api->req_query_json(r, name);
 }
+/* A request header (name case-insensitive), NULL if absent.  The value is
+ * the request's: valid until the request is freed, from any thread.  After
+ * the request was answered without its handler (a 504 past the deadline, a
+ * shutdown's 503) only headers already looked up are found. */
 static inline const char *kytos_req_header(const kytos_req *r, const char *name)
 {
     return kytos__api->req_header(r, name);

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- router ---- */
 
@@ -115,6 +116,43 @@ static const char *hdr(const kytos_req *r, const char *n)
 }
 static void done(kytos_req *r) { (void)r; }
 static const struct kh_transport tp = {hdr, done};
+
+/* A transport whose header memory is reused once the answer is final,
+ * as libmicrohttpd's connection pool is. */
+static char reused_pool[64];
+static const char *pool_hdr(const kytos_req *r, const char *n)
+{
+    (void)r;
+    return strcasecmp(n, "X-A") == 0 || strcasecmp(n, "X-B") == 0 ? reused_pool : NULL;
+}
+static const struct kh_transport pool_tp = {pool_hdr, done};
+
+/* Header values are the request's copies: a handler still running after
+ * its request was answered (504) reads what it looked up before, and
+ * nothing of the transport's reused memory. */
+START_TEST(headers_are_copies_that_outlive_the_answer)
+{
+    kytos_req *r = kh_req_new(NULL, &pool_tp, NULL);
+    const char *a, *missing;
+
+    snprintf(reused_pool, sizeof reused_pool, "first");
+    a = kh_req_header(r, "x-a");
+    missing = kh_req_header(r, "X-None");
+    ck_assert_str_eq(a, "first");
+    ck_assert_ptr_null(missing);
+    ck_assert_ptr_ne(a, reused_pool);
+    ck_assert_ptr_eq(kh_req_header(r, "X-A"), a);        /* looked up once */
+    pthread_mutex_lock(&r->mu);
+    r->state = KH_REQ_TIMED_OUT;                          /* the watchdog answered */
+    pthread_mutex_unlock(&r->mu);
+    snprintf(reused_pool, sizeof reused_pool, "next request");
+    ck_assert_str_eq(kh_req_header(r, "X-A"), "first");
+    ck_assert_str_eq(a, "first");
+    ck_assert_ptr_null(kh_req_header(r, "X-B"));          /* not read after the answer */
+    ck_assert_ptr_null(kh_req_header(r, "X-None"));
+    kh_req_unref(r);
+}
+END_TEST
 
 START_TEST(target_decodes_per_segment)
 {
@@ -381,6 +419,7 @@ int main(void)
     tcase_add_test(tc, router_literal_beats_param_and_types);
     tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
     tcase_add_test(tc, target_decodes_per_segment);
+    tcase_add_test(tc, headers_are_copies_that_outlive_the_answer);
     tcase_add_test(tc, query_pairs_are_bounded);
     tcase_add_test(tc, connection_limits_count_per_address_and_in_total);
     tcase_add_test(tc, body_cap_is_enforced);
