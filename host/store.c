@@ -19,6 +19,12 @@ struct kh_store {
     pthread_mutex_t hmu;
     char fault[256];              /* why unhealthy */
     struct kh_store_async *async; /* kytos_store_bulk_async's queue */
+    /* kytos_test_store_fail(): the next inject_left writes to inject_coll
+     * fail with inject_code (under hmu; inject_on is the fast check) */
+    atomic_int inject_on;
+    unsigned inject_left;
+    int inject_code;
+    char inject_coll[128];
 };
 
 int kh_store_err(struct kytos_error *err, int code, const char *fmt, ...)
@@ -135,6 +141,38 @@ static int finish(kh_store *s, int op, int rc, const struct kytos_error *e, stru
     return rc;
 }
 
+int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned count)
+{
+    if (!s || !coll || strlen(coll) >= sizeof s->inject_coll || (count && code >= 0))
+        return KYTOS_EINVAL;
+    pthread_mutex_lock(&s->hmu);
+    snprintf(s->inject_coll, sizeof s->inject_coll, "%s", coll);
+    s->inject_code = code;
+    s->inject_left = count;
+    atomic_store(&s->inject_on, count > 0);
+    pthread_mutex_unlock(&s->hmu);
+    return 0;
+}
+
+/* A write to coll that kh_store_inject_failure() says must fail: its code
+ * with e filled, else 0. */
+static int injected(kh_store *s, const char *coll, struct kytos_error *e)
+{
+    int rc = 0;
+
+    if (!atomic_load_explicit(&s->inject_on, memory_order_relaxed))
+        return 0;
+    pthread_mutex_lock(&s->hmu);
+    if (s->inject_left && !strcmp(s->inject_coll, coll)) {
+        rc = kh_store_err(e, s->inject_code, "injected failure of a write to '%s' (kytos_test_store_fail)",
+                          coll);
+        if (--s->inject_left == 0)
+            atomic_store(&s->inject_on, 0);
+    }
+    pthread_mutex_unlock(&s->hmu);
+    return rc;
+}
+
 /* The writer thread counts each async write as a bulk call. */
 static void count_async(void *ctx, int rc, const struct kytos_error *e)
 {
@@ -191,6 +229,17 @@ void kh_store_close(kh_store *s)
 uint64_t kh_store_async_count(kh_store *s)
 {
     return s ? kh_store_async_submitted(s->async) : 0;
+}
+
+void kh_store_hold_async(kh_store *s, int on)
+{
+    if (s)
+        kh_store_async_hold(s->async, on);
+}
+
+size_t kh_store_async_queued_count(kh_store *s)
+{
+    return s ? kh_store_async_queued(s->async) : 0;
 }
 
 int kh_store_async_wait(kh_store *s, int timeout_ms)
@@ -267,6 +316,7 @@ static int put_common(kh_store *s, int op, const char *coll, const char *id, str
     CHECK(check_id(id, &e));
     if (!json_object_is_type(doc, json_type_object))
         CHECK(kh_store_err(&e, KYTOS_EINVAL, "document must be a JSON object"));
+    CHECK(injected(s, coll, &e));
     return finish(s, op, s->b->ops->put(s->b, coll, id, doc, op == OP_INSERT, &e), &e, err);
 }
 
@@ -295,6 +345,7 @@ int kh_store_patch(kh_store *s, const char *coll, const char *id, struct json_ob
     if (flags & ~(unsigned)KYTOS_STORE_UPSERT)
         CHECK(kh_store_err(&e, KYTOS_EINVAL, "patch: unknown flags 0x%x", flags));
     CHECK(kh_update_check(update, &e));
+    CHECK(injected(s, coll, &e));
     return finish(s, op, s->b->ops->patch(s->b, coll, id, update, flags, out, &e), &e, err);
 }
 
@@ -305,6 +356,7 @@ int kh_store_delete(kh_store *s, const char *coll, const char *id, struct kytos_
 
     CHECK(kh_store_check_coll(coll, &e));
     CHECK(check_id(id, &e));
+    CHECK(injected(s, coll, &e));
     return finish(s, op, s->b->ops->del(s->b, coll, id, &e), &e, err);
 }
 
@@ -407,8 +459,8 @@ int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write 
         rc = kh_store_err(&e, KYTOS_EINVAL, "bulk_async needs a done callback");
     else if (n == 0)
         rc = kh_store_err(&e, KYTOS_EINVAL, "bulk: no operations");
-    else
-        rc = check_bulk(coll, ops, n, &e);
+    else if ((rc = check_bulk(coll, ops, n, &e)) == 0)
+        rc = injected(s, coll, &e);
     if (rc == 0 && (!(w = calloc(1, sizeof *w)) || !(w->ops = calloc(n, sizeof *w->ops)) ||
                     !(w->coll = strdup(coll))))
         rc = kh_store_err(&e, KYTOS_ENOMEM, "out of memory");
@@ -446,6 +498,7 @@ int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, 
     if (n == 0)
         return finish(s, op, 0, &e, err);
     CHECK(check_bulk(coll, ops, n, &e));
+    CHECK(injected(s, coll, &e));
     return finish(s, op, s->b->ops->bulk(s->b, coll, ops, n, &e), &e, err);
 }
 

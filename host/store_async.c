@@ -47,6 +47,7 @@ struct kh_store_async {
     int claims_ok;            /* commits are quick enough for the I/O thread */
     int claimed;              /* a thread will run the next batch (see above) */
     int claim_running;        /* and runs it now */
+    int held;                 /* kh_store_async_hold(): no batch starts */
     uint64_t claim_gen;       /* which claim: one taken back is not run twice */
     pthread_t th;
     atomic_uint_fast64_t batches, writes, submitted, claimed_batches;
@@ -126,7 +127,7 @@ static void *writer_main(void *p)
     for (;;) {
         struct kh_async_write *list;
 
-        while (((!a->head || a->claimed) && !a->stopping) || a->claim_running) {
+        while (((!a->head || a->claimed || a->held) && !a->stopping) || a->claim_running) {
             if (a->running) {
                 a->running = 0;
                 pthread_cond_broadcast(&a->idle_cv);
@@ -218,7 +219,7 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
                 wake = 1;
             }
         } else if (a->sleeping && !a->claimed) {
-            if (tl_may_claim && a->claims_ok && !tl_claim && a->queued == 1) {
+            if (tl_may_claim && a->claims_ok && !tl_claim && a->queued == 1 && !a->held) {
                 a->claimed = 1;
                 tl_claim = a;
                 tl_claim_gen = ++a->claim_gen;
@@ -280,8 +281,8 @@ void kh_store_claims_run(void)
         return;
     tl_claim = NULL;
     pthread_mutex_lock(&a->mu);
-    if (!a->claimed || a->claim_gen != tl_claim_gen || !a->head) {
-        /* taken back (the queue is closing): the writer has it */
+    if (!a->claimed || a->claim_gen != tl_claim_gen || !a->head || a->held) {
+        /* taken back (the queue is closing), or held: the writer has it */
         unlock_and_wake(a, unclaim_locked(a, tl_claim_gen));
         return;
     }
@@ -315,6 +316,33 @@ void kh_store_async_close(struct kh_store_async *a)
     pthread_cond_destroy(&a->cv);
     pthread_cond_destroy(&a->idle_cv);
     free(a);
+}
+
+void kh_store_async_hold(struct kh_store_async *a, int on)
+{
+    int wake = 0;
+
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->mu);
+    a->held = on != 0;
+    if (!a->held && a->head && a->sleeping && !a->claimed) {
+        a->sleeping = 0;
+        wake = 1;
+    }
+    unlock_and_wake(a, wake);
+}
+
+size_t kh_store_async_queued(struct kh_store_async *a)
+{
+    size_t q;
+
+    if (!a)
+        return 0;
+    pthread_mutex_lock(&a->mu);
+    q = a->queued;
+    pthread_mutex_unlock(&a->mu);
+    return q;
 }
 
 uint64_t kh_store_async_submitted(struct kh_store_async *a)

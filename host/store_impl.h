@@ -87,6 +87,10 @@ void kh_store_async_close(struct kh_store_async *a);
 int kh_store_async_idle(struct kh_store_async *a, int timeout_ms);
 /* Writes queued so far (a count that only grows). */
 uint64_t kh_store_async_submitted(struct kh_store_async *a);
+/* Testing: on 1, no batch starts (nor a claim) until on 0; queued: the
+ * writes waiting for the writer. */
+void kh_store_async_hold(struct kh_store_async *a, int on);
+size_t kh_store_async_queued(struct kh_store_async *a);
 /* Adds "async": {"queued", "max", "batches", "writes"} to st. */
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 

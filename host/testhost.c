@@ -219,6 +219,22 @@ int kytos_test_publish(kytos_test_host *th, const char *name, const char *conten
     return rc;
 }
 
+int kytos_test_store_fail(kytos_test_host *th, const char *coll, int code, unsigned count)
+{
+    return th ? kh_store_inject_failure(kh_host_store(th->h), coll, code, count) : KYTOS_EINVAL;
+}
+
+void kytos_test_store_hold(kytos_test_host *th, int on)
+{
+    if (th)
+        kh_store_hold_async(kh_host_store(th->h), on);
+}
+
+size_t kytos_test_store_queued(kytos_test_host *th)
+{
+    return th ? kh_store_async_queued_count(kh_host_store(th->h)) : 0;
+}
+
 /* Grows whenever an event is published or a store write queued. */
 static uint64_t work_count(kytos_test_host *th)
 {

@@ -64,5 +64,17 @@ int kytos_test_drain(kytos_test_host *th, unsigned timeout_ms);
 size_t kytos_test_published_count(kytos_test_host *th, const char *name);
 /* Content of the n-th (0-based) event with that name, borrowed; NULL if none. */
 struct json_object *kytos_test_published(kytos_test_host *th, const char *name, size_t n);
+/* Make the next count writes to collection coll (put, insert, patch,
+ * delete, bulk, bulk_async) fail with code (a negative KYTOS_E* value, e.g.
+ * KYTOS_EIO) as a failing store would: nothing is written, the caller gets
+ * code and a message.  count 0 stops it.  0, or KYTOS_EINVAL. */
+int kytos_test_store_fail(kytos_test_host *th, const char *coll, int code, unsigned count);
+/* Hold the store's queued writes (on 1): kytos_store_bulk_async writes
+ * wait, in order and uncommitted, until they are let go (on 0), so a test
+ * can act while a write is queued but not yet committed.  Synchronous
+ * writes are not held; kytos_test_drain times out while held. */
+void kytos_test_store_hold(kytos_test_host *th, int on);
+/* How many queued writes wait for the store's writer. */
+size_t kytos_test_store_queued(kytos_test_host *th);
 
 #endif

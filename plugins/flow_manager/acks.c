@@ -72,7 +72,8 @@ struct confirm_item {
     char *id;                   /* the stored flow's _id */
     struct json_object *ev;     /* its flow.added content, or NULL */
     uint32_t gen;               /* its generation when decided */
-    int check;                  /* drop it if the generation moved since */
+    uint64_t evictions;         /* fm_latest_evictions() before gen was read */
+    int check;                  /* drop it if the flow was written since */
 };
 
 struct confirm_job {
@@ -131,7 +132,8 @@ static void queue_installed(struct confirm_job *j)
 
     pthread_mutex_lock(&ctx->order);
     for (i = k = 0; i < j->n; i++) {
-        if (j->it[i].check && fm_latest_get(j->ctx->pending, j->it[i].id) != j->it[i].gen) {
+        if (j->it[i].check &&
+            !fm_latest_unchanged(j->ctx->pending, j->it[i].id, j->it[i].gen, j->it[i].evictions)) {
             free(j->it[i].id);
             json_object_put(j->it[i].ev);
             continue;
@@ -215,6 +217,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
     const char **mids;
     signed char *verdict;
     uint32_t *gen;
+    uint64_t evictions = fm_latest_evictions(ctx->pending);   /* before the generations */
     int want = kytos_event_wanted(ctx->napp, FM_EV_ADDED), rc = 0;
 
     if (n == 0)
@@ -245,8 +248,16 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
             json_object_array_add(ids, json_object_new_string(mids[i]));
         }
     }
+    if (ids && fm_store_settle(ctx, &err) != KYTOS_OK) {
+        /* undecided: they stay pending until the next confirmation */
+        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "confirming flows of %s: %s", dpid, err.message);
+        json_object_put(ids);
+        ids = NULL;
+    }
     if (ids) {
-        /* the ones we cannot tell: pending in the store with the same flow_id */
+        /* the ones we cannot tell: pending in the store with the same
+         * flow_id, read once every write queued before the generations
+         * were read is committed (a newer one is seen by queue_installed) */
         struct json_object *filter = json_object_new_object(), *in = json_object_new_object();
         kytos_cursor *cur = NULL;
         json_object_object_add(in, "$in", ids);
@@ -291,6 +302,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
             continue;
         it = &job->it[job->n++];
         it->gen = gen[i];
+        it->evictions = evictions;
         it->check = 1;
         if (want) {
             struct json_object *ev = json_object_new_object();
@@ -473,19 +485,26 @@ static int sent_of(struct fm_ctx *ctx, struct json_object *c, struct fm_sent *s)
  * Errors about anything else are not ours.  This part runs where the
  * error is delivered ("direct"), before the barrier reply that follows
  * it: when the refused FlowMod is the flow's latest write, that reply
- * becomes stale and cannot mark it installed.  The store work goes to a
- * pool (on_error_job). */
+ * becomes stale and cannot mark it installed, and the generation given
+ * here lets on_error_job delete the flow only if nothing wrote it since.
+ * The store work goes to a pool (on_error_job). */
 static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
     struct json_object *c = kytos_event_content(ev), *job;
     struct fm_sent s;
+    int latest = -1;   /* the refused add is the flow's latest write: 1, 0 not, -1 unknown */
+    uint32_t gen = 0;
 
     if (!sent_of(ctx, c, &s))
         return KYTOS_OK;
-    if (s.cmd == FM_ADD && fm_latest_check(ctx->pending, s.match_id, s.xid) == 1)
-        fm_latest_set(ctx->pending, s.match_id, atomic_fetch_add(&ctx->xid, 1) + 1);
+    if (s.cmd == FM_ADD && (latest = fm_latest_check(ctx->pending, s.match_id, s.xid)) == 1) {
+        gen = atomic_fetch_add(&ctx->xid, 1) + 1;
+        fm_latest_set(ctx->pending, s.match_id, gen);
+    }
     job = json_object_new_object();
+    json_object_object_add(job, "latest", json_object_new_int(latest));
+    json_object_object_add(job, "gen", json_object_new_int64(gen));
     json_object_object_add(job, "dpid", json_object_new_string(s.dpid));
     json_object_object_add(job, "match_id", json_object_new_string(s.match_id));
     json_object_object_add(job, "flow_id", json_object_new_string(s.flow_id));
@@ -499,15 +518,57 @@ static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
     return KYTOS_OK;
 }
 
+/* Delete the stored flow mid, refused with flow_id fid, unless another
+ * write of it was queued since the refusal was decided (then that newer
+ * write stands: deleting it would lose a write already answered 202).
+ * The delete is queued in order (fm_store_ordered) under that check. */
+static void delete_refused(struct fm_ctx *ctx, struct json_object *job, const char *mid,
+                           const char *fid)
+{
+    struct kytos_write del = {.op = KYTOS_WRITE_DELETE, .id = mid};
+    struct json_object *doc = NULL, *v;
+    struct kytos_error err = {0};
+    uint64_t ev = 0, gen64 = 0;
+    uint32_t gen = 0;
+    int latest = -1, rc;
+    const char *sfid;
+
+    if (json_object_object_get_ex(job, "latest", &v))
+        latest = json_object_get_int(v);
+    if (json_object_object_get_ex(job, "gen", &v) && fm_json_uint(v, UINT32_MAX, &gen64))
+        gen = (uint32_t)gen64;
+    if (latest == 0 || (latest == 1 && gen == 0))
+        return;   /* a newer write of the flow was queued before the error came */
+    if (latest != 1) {
+        /* unknown: decide from the store once every earlier write is in */
+        ev = fm_latest_evictions(ctx->pending);
+        gen = fm_latest_get(ctx->pending, mid);
+        if (fm_store_settle(ctx, &err) != KYTOS_OK) {
+            kytos_log(ctx->napp, KYTOS_LOG_ERROR, "deleting refused flow %s: %s", fid, err.message);
+            return;
+        }
+        rc = kytos_store_get(ctx->napp, FM_COLL, mid, &doc, NULL);
+        sfid = rc == KYTOS_OK ? json_object_get_string(json_object_object_get(doc, "flow_id")) : NULL;
+        rc = sfid && strcmp(sfid, fid) == 0;
+        json_object_put(doc);
+        if (!rc)
+            return;
+    }
+    rc = fm_store_ordered_wait_if(ctx, &del, 1, gen, ev, &err);
+    if (rc == 1)
+        kytos_log(ctx->napp, KYTOS_LOG_INFO, "refused flow %s was written again: not deleted", fid);
+    else if (rc != KYTOS_OK)
+        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "deleting refused flow %s failed: %s", fid, err.message);
+}
+
 static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
-    struct json_object *c = kytos_event_content(ev), *doc = NULL, *out;
+    struct json_object *c = kytos_event_content(ev), *out;
     struct fm_sent s = {0};
     const char *dpid = json_object_get_string(json_object_object_get(c, "dpid")),
                *mid = json_object_get_string(json_object_object_get(c, "match_id")),
-               *fid = json_object_get_string(json_object_object_get(c, "flow_id")), *sfid;
-    struct kytos_error err = {0};
+               *fid = json_object_get_string(json_object_object_get(c, "flow_id"));
 
     /* our own event, but any NApp may publish that name: bounded */
     if (!dpid || !mid || !fid || strlen(dpid) >= sizeof s.dpid || strlen(mid) != 32 ||
@@ -522,11 +583,7 @@ static int on_error_job(kytos_napp *napp, const kytos_event *ev, void *ud)
     json_object_object_add(out, "error_code", copy_of(c, "error_code"));
     kytos_log(napp, KYTOS_LOG_WARNING, "%s refused flow %s (%s): deleting it", dpid, fid,
               fm_cmd_name(s.cmd));
-    if (kytos_store_get(napp, FM_COLL, mid, &doc, NULL) == KYTOS_OK &&
-        (sfid = json_object_get_string(json_object_object_get(doc, "flow_id"))) &&
-        strcmp(sfid, fid) == 0 && kytos_store_delete(napp, FM_COLL, mid, &err) != KYTOS_OK)
-        kytos_log(napp, KYTOS_LOG_ERROR, "deleting refused flow %s failed: %s", fid, err.message);
-    json_object_put(doc);
+    delete_refused(ctx, c, mid, fid);
     give(napp, ev_error, out, 2000);
     return KYTOS_OK;
 }

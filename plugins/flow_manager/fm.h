@@ -56,6 +56,13 @@ void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from
  * latest, the id becomes unknown (its confirmations check the store), so an
  * older write's confirmation is not taken for stale because of it. */
 void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen);
+/* How many ids lost their slot to another so far (see fm_latest_unchanged). */
+uint64_t fm_latest_evictions(struct fm_pending *p);
+/* 1 if no write to match_id was queued since its generation was read as gen
+ * (fm_latest_get) with ev = fm_latest_evictions() read before: the slot
+ * still holds gen, or, for gen 0 (unknown), still not the id and no id lost
+ * its slot since (a newer write's record may have been lost with it). */
+int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint64_t ev);
 
 /* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
  * op's id a fresh generation, under ctx->order; gens (n of them, or NULL)
@@ -66,6 +73,14 @@ int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n
  * store's writer). */
 int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
                           uint32_t *gens, struct kytos_error *err);
+/* fm_store_ordered_wait of ops[0..n) if ops[0].id is unchanged since gen
+ * and ev (fm_latest_unchanged, checked under ctx->order with the queueing):
+ * 1 when it was not (nothing written, the docs put), else its result. */
+int fm_store_ordered_wait_if(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t gen,
+                             uint64_t ev, struct kytos_error *err);
+/* Wait until every write queued so far is committed (a decision read from
+ * the store then sees them all).  Pooled threads only. */
+int fm_store_settle(struct fm_ctx *ctx, struct kytos_error *err);
 
 /* The FlowMods sent, by xid (Kytos' _flow_mods_sent, bounded the same way:
  * the oldest are forgotten), for the switch's errors about them. */

@@ -30,6 +30,7 @@ struct fm_pending {
     struct slot s[SLOTS];
     pthread_mutex_t latest_lock;
     struct latest lt[LATEST];
+    uint64_t evictions;          /* ids that lost their slot to another (latest_lock) */
     pthread_mutex_t sent_lock;
     struct fm_sent sent[SENT];   /* by FlowMod xid; xid 0 = free */
 };
@@ -116,6 +117,8 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
 
     if (!l)
         return;
+    if (!same && l->mid[0])
+        p->evictions++;
     memcpy(l->mid, match_id, 33);
     l->gen = gen;
     pthread_mutex_unlock(&p->latest_lock);
@@ -132,6 +135,28 @@ uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
     gen = same ? l->gen : 0;
     pthread_mutex_unlock(&p->latest_lock);
     return gen;
+}
+
+uint64_t fm_latest_evictions(struct fm_pending *p)
+{
+    uint64_t n;
+
+    pthread_mutex_lock(&p->latest_lock);
+    n = p->evictions;
+    pthread_mutex_unlock(&p->latest_lock);
+    return n;
+}
+
+int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint64_t ev)
+{
+    int same, rc;
+    struct latest *l = latest_locked(p, match_id, &same);
+
+    if (!l)
+        return 0;
+    rc = gen ? same && l->gen == gen : !same && p->evictions == ev;
+    pthread_mutex_unlock(&p->latest_lock);
+    return rc;
 }
 
 void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid)

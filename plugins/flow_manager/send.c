@@ -141,15 +141,14 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
     return 0;
 }
 
-int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                     kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err)
+/* fm_store_ordered's work; the caller holds ctx->order. */
+static int ordered_locked(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                          kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err)
 {
+    uint32_t first;
     size_t k;
     int rc;
 
-    uint32_t first;
-
-    pthread_mutex_lock(&ctx->order);
     /* a confirmation decided before now no longer applies (acks.c) */
     first = atomic_fetch_add(&ctx->xid, (unsigned)n) + 1;
     for (k = 0; k < n; k++) {
@@ -161,6 +160,16 @@ int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n
     /* refused: nothing was written (the ids stay the caller's) */
     for (k = 0; rc != KYTOS_OK && k < n; k++)
         fm_latest_forget(ctx->pending, ops[k].id, first + (uint32_t)k);
+    return rc;
+}
+
+int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                     kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err)
+{
+    int rc;
+
+    pthread_mutex_lock(&ctx->order);
+    rc = ordered_locked(ctx, ops, n, done, ud, gens, err);
     pthread_mutex_unlock(&ctx->order);
     return rc;
 }
@@ -199,27 +208,59 @@ static void wake_waiter(void *ud, int rc, const struct kytos_error *err)
     pthread_mutex_unlock(&w->mu);
 }
 
-int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
-                          uint32_t *gens, struct kytos_error *err)
+/* Queue ops (if: only when ops[0].id is unchanged since gen, ev) and wait
+ * for the commit: 1 when skipped, else the write's result. */
+static int ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t *gens,
+                        int only_if, uint32_t gen, uint64_t ev, struct kytos_error *err)
 {
     struct waiter w = {.done = 0};
+    size_t k;
     int rc;
 
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
-    rc = fm_store_ordered(ctx, ops, n, wake_waiter, &w, gens, err);
-    if (rc == KYTOS_OK) {
-        pthread_mutex_lock(&w.mu);
-        while (!w.done)
-            pthread_cond_wait(&w.cv, &w.mu);
-        pthread_mutex_unlock(&w.mu);
-        rc = w.rc;
-        if (rc != KYTOS_OK && err)
-            *err = w.err;
+    pthread_mutex_lock(&ctx->order);
+    if (only_if && !fm_latest_unchanged(ctx->pending, ops[0].id, gen, ev)) {
+        pthread_mutex_unlock(&ctx->order);
+        for (k = 0; k < n; k++)
+            json_object_put(ops[k].doc);   /* taken, as the queue would have */
+        rc = 1;
+    } else {
+        rc = ordered_locked(ctx, ops, n, wake_waiter, &w, gens, err);
+        pthread_mutex_unlock(&ctx->order);
+        if (rc == KYTOS_OK) {
+            pthread_mutex_lock(&w.mu);
+            while (!w.done)
+                pthread_cond_wait(&w.cv, &w.mu);
+            pthread_mutex_unlock(&w.mu);
+            rc = w.rc;
+            if (rc != KYTOS_OK && err)
+                *err = w.err;
+        }
     }
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
     return rc;
+}
+
+int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
+                          uint32_t *gens, struct kytos_error *err)
+{
+    return ordered_wait(ctx, ops, n, gens, 0, 0, 0, err);
+}
+
+int fm_store_ordered_wait_if(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t gen,
+                             uint64_t ev, struct kytos_error *err)
+{
+    return ordered_wait(ctx, ops, n, NULL, 1, gen, ev, err);
+}
+
+int fm_store_settle(struct fm_ctx *ctx, struct kytos_error *err)
+{
+    /* a delete of an id no flow has (ids are md5 hex): a write that
+     * changes nothing, committed after every write queued before it */
+    static const struct kytos_write settle = {.op = KYTOS_WRITE_DELETE, .id = "settle"};
+    return fm_store_ordered_wait(ctx, &settle, 1, NULL, err);
 }
 
 /* gens: room for every flow of bs (their generations, for send_all) */
@@ -293,9 +334,12 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
                 ids = n2;
                 cap = nc;
             }
-            ids[nids] = strdup(json_object_get_string(idv));
-            if (ids[nids])
-                nids++;   /* (a confirmation decided earlier: see fm_store_ordered) */
+            if (!(ids[nids] = strdup(json_object_get_string(idv)))) {
+                json_object_put(doc);
+                rc = KYTOS_ENOMEM;   /* not a 202 that left a flow out */
+                break;
+            }
+            nids++;   /* (a confirmation decided earlier: see fm_store_ordered) */
         }
         json_object_put(doc);
     }

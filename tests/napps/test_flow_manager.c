@@ -6,8 +6,10 @@
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -547,6 +549,91 @@ START_TEST(flows_by_switch_installs_on_each)
 }
 END_TEST
 
+/* A store that fails the write: 500, nothing stored, nothing sent. */
+START_TEST(store_failure_is_500_and_sends_nothing)
+{
+    kytos_test_resp *s;
+    struct json_object *list;
+
+    ck_assert_int_eq(kytos_test_store_fail(th, "flows", KYTOS_EIO, 1), 0);
+    expect_error("POST", FM "v2/flows/" S1, BENCH_BODY, 500, "Failed to store flows: injected failure");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"), 0);
+    ck_assert_ptr_null(stored("", S1, &s));
+    kytos_test_resp_free(s);
+    /* the next one is stored and confirmed */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=installed", S1, &s);
+    ck_assert_msg(list && json_object_array_length(list) == 1, "not stored and confirmed");
+    kytos_test_resp_free(s);
+}
+END_TEST
+
+struct bg_request {
+    pthread_t th;
+    const char *method, *path, *body;
+    unsigned status;
+};
+
+static void *bg_request_run(void *p)
+{
+    struct bg_request *b = p;
+    kytos_test_resp *r = kytos_test_request(th, b->method, b->path, b->body);
+    b->status = r ? kytos_test_resp_status(r) : 0;
+    kytos_test_resp_free(r);
+    return NULL;
+}
+
+/* Wait (bounded) until at least n store writes are queued. */
+static void await_queued(size_t n)
+{
+    int i;
+    for (i = 0; i < 10000 && kytos_test_store_queued(th) < n; i++)
+        usleep(1000);
+    ck_assert_uint_ge(kytos_test_store_queued(th), n);
+}
+
+/* A confirmation decided from the store (flow stats) while a DELETE of the
+ * flow is queued but not committed: the store still says "pending", but
+ * the acknowledged delete must stand, not be overwritten by "installed". */
+START_TEST(stats_confirmation_never_overwrites_a_queued_delete)
+{
+    kytos_test_resp *s;
+    struct json_object *list;
+    char stats[256];
+    struct bg_request del = {.method = "DELETE", .path = FM "v2/flows/" S2,
+                             .body = "{\"force\":true,\"flows\":[{\"match\":{\"in_port\":2}}]}"};
+
+    ck_assert_uint_eq(status_of("POST", "/api/kytos/simnet/v1/switches/" S2 "/disconnect", NULL), 200);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
+                                "{\"flows\":[{\"priority\":7,\"match\":{\"in_port\":2}}]}"),
+                      424);   /* stored pending, not sent */
+    list = stored("?state=pending", S2, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    snprintf(stats, sizeof stats, "{\"switch\": \"%s\", \"replies_flows\": [{\"id\": \"%s\"}]}", S2,
+             field(json_object_array_get_idx(list, 0), "flow_id"));
+    kytos_test_resp_free(s);
+
+    kytos_test_store_hold(th, 1);
+    ck_assert_int_eq(pthread_create(&del.th, NULL, bg_request_run, &del), 0);
+    await_queued(1);   /* the delete's write, waiting */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
+    await_queued(2);   /* whatever the confirmation queued behind it */
+    kytos_test_store_hold(th, 0);
+    ck_assert_int_eq(pthread_join(del.th, NULL), 0);
+    ck_assert_uint_eq(del.status, 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=deleted", S2, &s);
+    ck_assert_msg(list && json_object_array_length(list) == 1, "the acknowledged delete was lost");
+    kytos_test_resp_free(s);
+    ck_assert_ptr_null(stored("?state=installed&state=pending", S2, &s));
+    kytos_test_resp_free(s);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flow_manager");
@@ -564,6 +651,8 @@ static Suite *suite(void)
     tcase_add_test(tc, delete_soft_deletes_matching_flows);
     tcase_add_test(tc, masked_delete_keeps_cookies_outside_its_range);
     tcase_add_test(tc, flows_by_switch_installs_on_each);
+    tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
+    tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     suite_add_tcase(s, tc);
     return s;
 }
