@@ -1,6 +1,9 @@
 /* plugins/topology/op.c - write ops: serialise changes, persist them in
  * order, rebuild the snapshot, then publish the queued events with no lock
- * held (see the locking notes in topo.h). */
+ * held (see the locking notes in topo.h).  A REST op whose writes fail is
+ * told so (topo_op_end's result) and, when it saved what it changes, put
+ * back in memory: the caller answers 500, and what it answered for is what
+ * a restart loads. */
 #include "topo.h"
 
 #include <stdlib.h>
@@ -46,6 +49,13 @@ void topo_op_event(struct topo_op *op, const char *name, struct json_object *con
     q->n++;
 }
 
+/* The first error of the op is the one reported. */
+static void op_fail(struct topo_op *op, int rc)
+{
+    if (!op->err)
+        op->err = rc;
+}
+
 static void queue_write(struct topo_op *op, const char *coll, const char *id,
                         struct json_object *doc)
 {
@@ -55,51 +65,54 @@ static void queue_write(struct topo_op *op, const char *coll, const char *id,
         if (w->coll == coll && strcmp(w->id, id) == 0) {
             json_object_put(w->doc);
             w->doc = doc;
+            w->done = false;
             return;
         }
     }
     if (op->n_writes == op->cap_writes) {
         size_t ncap = op->cap_writes ? op->cap_writes * 2 : 4;
         struct topo_write *nv = realloc(op->writes, ncap * sizeof(*nv));
-        if (!nv) {
-            json_object_put(doc);
-            return;
-        }
+        if (!nv)
+            goto dropped;
         op->writes = nv;
         op->cap_writes = ncap;
     }
-    op->writes[op->n_writes].coll = coll;
-    op->writes[op->n_writes].id = strdup(id);
-    op->writes[op->n_writes].doc = doc;
-    if (!op->writes[op->n_writes].id) {
-        json_object_put(doc);
-        return;
-    }
+    op->writes[op->n_writes] = (struct topo_write){.coll = coll, .id = strdup(id), .doc = doc};
+    if (!op->writes[op->n_writes].id)
+        goto dropped;
     op->n_writes++;
+    return;
+dropped:
+    json_object_put(doc);
+    kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s dropped: out of memory",
+              doc ? "put" : "delete", coll, id);
+    op_fail(op, KYTOS_ENOMEM);
+}
+
+static void queue_doc(struct topo_op *op, const char *coll, const char *id,
+                      struct json_object *doc)
+{
+    if (doc) {
+        queue_write(op, coll, id, doc);
+    } else {
+        kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store put %s/%s dropped: out of memory", coll, id);
+        op_fail(op, KYTOS_ENOMEM);
+    }
 }
 
 void topo_op_persist_switch(struct topo_op *op, struct topo_switch *sw)
 {
-    struct json_object *doc = topo_switch_doc(sw);
-
-    if (doc)
-        queue_write(op, "switches", sw->dpid, doc);
+    queue_doc(op, "switches", sw->dpid, topo_switch_doc(sw));
 }
 
 void topo_op_persist_link(struct topo_op *op, struct topo_link *l)
 {
-    struct json_object *doc = topo_link_doc(l);
-
-    if (doc)
-        queue_write(op, "links", l->id, doc);
+    queue_doc(op, "links", l->id, topo_link_doc(l));
 }
 
 void topo_op_persist_tags(struct topo_op *op, struct topo_intf *i)
 {
-    struct json_object *doc = topo_tags_doc(i);
-
-    if (doc)
-        queue_write(op, TOPO_TAGS_COLL, i->id, doc);
+    queue_doc(op, TOPO_TAGS_COLL, i->id, topo_tags_doc(i));
 }
 
 void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id)
@@ -107,6 +120,7 @@ void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id)
     queue_write(op, coll, id, NULL);
 }
 
+/* The writes not done yet, in order; they stay listed (done). */
 static void run_writes(struct topo_op *op)
 {
     struct kytos_error err;
@@ -114,31 +128,211 @@ static void run_writes(struct topo_op *op)
     for (size_t i = 0; i < op->n_writes; i++) {
         struct topo_write *w = &op->writes[i];
         int rc;
+        if (w->done)
+            continue;
         memset(&err, 0, sizeof(err));
         if (w->doc)
             rc = kytos_store_put(op->t->napp, w->coll, w->id, w->doc, &err);
         else
             rc = kytos_store_delete(op->t->napp, w->coll, w->id, &err);
-        if (rc < 0 && !(rc == KYTOS_ENOTFOUND && !w->doc))
+        w->ok = rc >= 0 || (rc == KYTOS_ENOTFOUND && !w->doc);
+        if (!w->ok) {
             kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s failed: %s",
                       w->doc ? "put" : "delete", w->coll, w->id,
                       err.message[0] ? err.message : kytos_strerror(rc));
+            op_fail(op, rc);
+        }
         json_object_put(w->doc);
-        free(w->id);
+        w->doc = NULL;
+        w->done = true;
+    }
+}
+
+static void free_writes(struct topo_op *op)
+{
+    for (size_t i = 0; i < op->n_writes; i++) {
+        json_object_put(op->writes[i].doc);
+        free(op->writes[i].id);
     }
     free(op->writes);
     op->writes = NULL;
     op->n_writes = op->cap_writes = 0;
 }
 
-void topo_op_end(struct topo_op *op)
+/* ---- undo ---- */
+
+static size_t count_flags(const struct topo *t)
+{
+    size_t n = t->n_links;
+
+    for (size_t s = 0; s < t->n_switches; s++)
+        n += 1 + t->switches[s]->n_intfs;
+    return n;
+}
+
+/* enabled of each switch then its interfaces, then each link's enabled
+ * and notified_up; the op holds write_lock, so the set stays the same. */
+static void copy_flags(struct topo *t, uint8_t *v, bool save)
+{
+    size_t k = 0;
+
+    for (size_t s = 0; s < t->n_switches; s++) {
+        struct topo_switch *sw = t->switches[s];
+        if (save)
+            v[k] = sw->enabled;
+        else
+            sw->enabled = v[k] & 1;
+        k++;
+        for (size_t i = 0; i < sw->n_intfs; i++, k++) {
+            if (save)
+                v[k] = sw->intfs[i]->enabled;
+            else
+                sw->intfs[i]->enabled = v[k] & 1;
+        }
+    }
+    for (size_t n = 0; n < t->n_links; n++, k++) {
+        struct topo_link *l = t->links[n];
+        if (save) {
+            v[k] = (uint8_t)(l->enabled | l->notified_up << 1);
+        } else {
+            l->enabled = v[k] & 1;
+            l->notified_up = v[k] & 2;
+        }
+    }
+}
+
+bool topo_op_save_flags(struct topo_op *op)
+{
+    struct topo_undo *u = &op->undo;
+
+    u->n_flags = count_flags(op->t);
+    u->flags = malloc(u->n_flags ? u->n_flags : 1);
+    if (!u->flags) {
+        op_fail(op, KYTOS_ENOMEM);
+        return false;
+    }
+    copy_flags(op->t, u->flags, true);
+    u->saved = true;
+    return true;
+}
+
+bool topo_op_save_metadata(struct topo_op *op, struct json_object **md)
+{
+    struct topo_undo *u = &op->undo;
+
+    if (json_object_deep_copy(*md, &u->md, NULL) != 0) {
+        u->md = NULL;
+        op_fail(op, KYTOS_ENOMEM);
+        return false;
+    }
+    u->md_at = md;
+    u->saved = true;
+    return true;
+}
+
+bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i)
+{
+    struct topo_undo *u = &op->undo;
+
+    if (i->tag_ranges) {
+        u->ranges = malloc(i->n_tag_ranges * sizeof(*u->ranges));
+        if (!u->ranges) {
+            op_fail(op, KYTOS_ENOMEM);
+            return false;
+        }
+        memcpy(u->ranges, i->tag_ranges, i->n_tag_ranges * sizeof(*u->ranges));
+        u->n_ranges = i->n_tag_ranges;
+    }
+    u->tags = i;
+    u->special_set = i->special_set;
+    u->n_special = i->n_special;
+    memcpy(u->special, i->special, sizeof(u->special));
+    u->saved = true;
+    return true;
+}
+
+/* Model locked: put back what was saved, write again the documents
+ * already stored (the failed ones kept their old state). */
+static void undo(struct topo_op *op)
+{
+    struct topo_undo *u = &op->undo;
+    struct topo *t = op->t;
+
+    if (u->flags) {
+        if (count_flags(t) == u->n_flags)
+            copy_flags(t, u->flags, false);
+        else
+            kytos_log(t->napp, KYTOS_LOG_ERROR, "undo: the topology changed, flags kept");
+    }
+    if (u->md_at) {
+        json_object_put(*u->md_at);
+        *u->md_at = u->md;
+        u->md = NULL;
+    }
+    if (u->tags) {
+        topo_tags_set_ranges(u->tags, u->ranges, u->n_ranges);
+        u->ranges = NULL;
+        u->tags->special_set = u->special_set;
+        u->tags->n_special = u->n_special;
+        memcpy(u->tags->special, u->special, sizeof(u->special));
+    }
+    for (size_t i = 0; i < op->n_writes; i++) {
+        struct topo_write *w = &op->writes[i];
+        if (!w->done || !w->ok) {
+            continue;
+        } else if (strcmp(w->coll, "switches") == 0) {
+            struct topo_switch *sw = topo_switch_find(t, w->id);
+            if (sw)
+                topo_op_persist_switch(op, sw);
+        } else if (strcmp(w->coll, "links") == 0) {
+            struct topo_link *l = topo_link_find(t, w->id);
+            if (l)
+                topo_op_persist_link(op, l);
+        } else if (strcmp(w->coll, TOPO_TAGS_COLL) == 0) {
+            struct topo_intf *intf = topo_intf_find_id(t, w->id);
+            if (intf)
+                topo_op_persist_tags(op, intf);
+        }
+    }
+}
+
+static void free_undo(struct topo_undo *u)
+{
+    free(u->flags);
+    json_object_put(u->md);
+    free(u->ranges);
+    memset(u, 0, sizeof(*u));
+}
+
+static void drop_events(struct topo_evq *q)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        json_object_put(q->v[i].content);
+        free(q->v[i].name);
+    }
+    q->n = 0;
+}
+
+int topo_op_end(struct topo_op *op)
 {
     struct topo *t = op->t;
     struct topo_evq q;
     struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = -1};
     bool notify = false;
+    int err;
 
     run_writes(op);
+    if (op->err && op->undo.saved) {
+        topo_op_lock_model(op);
+        undo(op);
+        topo_op_unlock_model(op);
+        drop_events(&op->evq);
+        op->quiet = true;
+        run_writes(op);
+    }
+    free_writes(op);
+    free_undo(&op->undo);
+    err = op->err;
     if (op->changed) {
         if (!topo_snapshot_rebuild(t))
             kytos_log(t->napp, KYTOS_LOG_ERROR, "out of memory rebuilding the topology bodies");
@@ -165,6 +359,7 @@ void topo_op_end(struct topo_op *op)
                       kytos_strerror(rc));
         }
     }
+    return err;
 }
 
 /* The coalesced kytos/topology.updated (see topo.h). */

@@ -63,7 +63,7 @@ static int set_enabled(kytos_req *req, struct topo *t, bool enable, bool whole_s
     struct topo_op op;
     uint32_t port = 0;
     bool port_ok = true;
-    int status = 200;
+    int status = 200, rc;
 
     if (whole_switch) {
         snprintf(dpid, sizeof(dpid), "%s", id ? id : "");
@@ -83,7 +83,7 @@ static int set_enabled(kytos_req *req, struct topo *t, bool enable, bool whole_s
         status = 400;
     else if (!whole_switch && !(i = topo_intf_find(sw, port)))
         status = 4040;
-    if (status == 200) {
+    if (status == 200 && topo_op_save_flags(&op)) {
         op.changed = true;
         for (size_t k = 0; k < sw->n_intfs; k++) {
             struct topo_intf *x = sw->intfs[k];
@@ -97,7 +97,7 @@ static int set_enabled(kytos_req *req, struct topo *t, bool enable, bool whole_s
         topo_op_persist_switch(&op, sw);
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     switch (status) {
     case 404:
         return kytos_resp_error(req, 404, "Switch not found");
@@ -108,6 +108,8 @@ static int set_enabled(kytos_req *req, struct topo *t, bool enable, bool whole_s
     case 4040:
         return kytos_resp_error(req, 404, "Switch %s interface %u not found", dpid, port);
     default:
+        if (rc < 0)
+            return topo_reply_store_error(req, rc);
         return topo_reply_str(req, 200, "Operation successful");
     }
 }
@@ -193,7 +195,7 @@ static int add_intf_metadata(kytos_req *req, void *ud)
     struct json_object *md = topo_metadata_body(req);
     struct topo_intf *i;
     struct topo_op op;
-    int status;
+    int status, rc;
 
     if (!md)
         return KYTOS_OK;
@@ -201,7 +203,7 @@ static int add_intf_metadata(kytos_req *req, void *ud)
     op.quiet = true;
     topo_op_lock_model(&op);
     i = find_or_answer(req, t, &status);
-    if (i) {
+    if (i && topo_op_save_metadata(&op, &i->metadata)) {
         json_object_object_foreach(md, key, val)
             json_object_object_add(i->metadata, key, json_object_get(val));
         op.changed = true;
@@ -210,10 +212,12 @@ static int add_intf_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("interface", topo_intf_dict(i), i->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     json_object_put(md);
     if (!i)
         return answer_lookup(req, status);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -224,13 +228,14 @@ static int delete_intf_metadata(kytos_req *req, void *ud)
     struct topo_intf *i;
     struct topo_op op;
     bool had = false;
-    int status;
+    int status, rc;
 
     topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     i = find_or_answer(req, t, &status);
-    if (i && key && json_object_object_get_ex(i->metadata, key, NULL)) {
+    if (i && key && json_object_object_get_ex(i->metadata, key, NULL) &&
+        topo_op_save_metadata(&op, &i->metadata)) {
         had = true;
         json_object_object_del(i->metadata, key);
         op.changed = true;
@@ -239,9 +244,11 @@ static int delete_intf_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("interface", topo_intf_dict(i), i->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!i)
         return answer_lookup(req, status);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     if (!had)
         return kytos_resp_error(req, 404, "Metadata not found");
     return topo_reply_str(req, 200, "Operation successful");
@@ -325,7 +332,7 @@ static int delete_intf(kytos_req *req, void *ud)
     const char *flow_id;
     uint32_t port;
     bool port_ok;
-    int status = 200;
+    int status = 200, rc;
 
     topo_split_intf_id(id, dpid, sizeof(dpid), &port, &port_ok);
     if (!port_ok)
@@ -382,7 +389,7 @@ static int delete_intf(kytos_req *req, void *ud)
         }
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (status == 404)
         return kytos_resp_error(req, 404, "Interface not found.");
     if (status == 500)
@@ -392,6 +399,9 @@ static int delete_intf(kytos_req *req, void *ud)
         free(usage);
         return KYTOS_OK;
     }
+    /* not undone: the interface is gone from memory, still stored (logged) */
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation Successful");
 }
 

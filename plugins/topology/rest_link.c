@@ -22,6 +22,7 @@ static int enable_link(kytos_req *req, void *ud)
     struct topo_link *l;
     struct topo_op op;
     char needs[TOPO_INTF_ID_MAX + 1] = "";
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
@@ -30,7 +31,7 @@ static int enable_link(kytos_req *req, void *ud)
         snprintf(needs, sizeof(needs), "%s", l->a->id);
     else if (l && !l->b->enabled)
         snprintf(needs, sizeof(needs), "%s", l->b->id);
-    if (l && !needs[0]) {
+    if (l && !needs[0] && topo_op_save_flags(&op)) {
         if (!topo_link_is_enabled(l)) {
             l->enabled = true;
             topo_op_persist_link(&op, l);
@@ -40,11 +41,13 @@ static int enable_link(kytos_req *req, void *ud)
         op.changed = true;
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!l)
         return kytos_resp_error(req, 404, "Link not found");
     if (needs[0])
         return kytos_resp_error(req, 409, "%s needs enabling.", needs);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -53,11 +56,12 @@ static int disable_link(kytos_req *req, void *ud)
     struct topo *t = ud;
     struct topo_link *l;
     struct topo_op op;
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
-    if (l) {
+    if (l && topo_op_save_flags(&op)) {
         if (topo_link_is_enabled(l)) {
             l->enabled = false;
             topo_op_persist_link(&op, l);
@@ -67,9 +71,11 @@ static int disable_link(kytos_req *req, void *ud)
         op.changed = true;
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!l)
         return kytos_resp_error(req, 404, "Link not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -97,13 +103,14 @@ static int add_link_metadata(kytos_req *req, void *ud)
     struct json_object *md = topo_metadata_body(req);
     struct topo_link *l;
     struct topo_op op;
+    int rc;
 
     if (!md)
         return KYTOS_OK;
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
-    if (l) {
+    if (l && topo_op_save_metadata(&op, &l->metadata)) {
         json_object_object_foreach(md, key, val)
             json_object_object_add(l->metadata, key, json_object_get(val));
         op.changed = true;
@@ -112,10 +119,12 @@ static int add_link_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("link", topo_link_dict(l, topo_now_ms()), l->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     json_object_put(md);
     if (!l)
         return kytos_resp_error(req, 404, "Link not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -126,11 +135,13 @@ static int delete_link_metadata(kytos_req *req, void *ud)
     struct topo_link *l;
     struct topo_op op;
     bool had = false;
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
-    if (l && key && json_object_object_get_ex(l->metadata, key, NULL)) {
+    if (l && key && json_object_object_get_ex(l->metadata, key, NULL) &&
+        topo_op_save_metadata(&op, &l->metadata)) {
         had = true;
         json_object_object_del(l->metadata, key);
         op.changed = true;
@@ -139,9 +150,11 @@ static int delete_link_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("link", topo_link_dict(l, topo_now_ms()), l->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!l)
         return kytos_resp_error(req, 404, "Link not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     if (!had)
         return kytos_resp_error(req, 404, "Metadata not found");
     return topo_reply_str(req, 200, "Operation successful");
@@ -162,6 +175,7 @@ static int delete_link(kytos_req *req, void *ud)
     struct topo_link *l;
     struct topo_op op;
     bool busy = false;
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
@@ -184,11 +198,14 @@ static int delete_link(kytos_req *req, void *ud)
         op.changed = true;
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!l)
         return kytos_resp_error(req, 404, "Link not found.");
     if (busy)
         return kytos_resp_error(req, 409, "Link is not disabled.");
+    /* not undone: the link is gone from memory, still stored (logged) */
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation successful");
 }
 

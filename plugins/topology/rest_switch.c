@@ -37,11 +37,12 @@ static int enable_switch(kytos_req *req, void *ud)
     const char *dpid = kytos_req_param(req, "dpid");
     struct topo_switch *sw;
     struct topo_op op;
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
-    if (sw) {
+    if (sw && topo_op_save_flags(&op)) {
         sw->enabled = true;
         op.changed = true;
         topo_op_persist_switch(&op, sw);
@@ -51,9 +52,11 @@ static int enable_switch(kytos_req *req, void *ud)
                 topo_link_notify_later(&op, t->links[n], "link enabled");
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -63,11 +66,12 @@ static int disable_switch(kytos_req *req, void *ud)
     const char *dpid = kytos_req_param(req, "dpid");
     struct topo_switch *sw;
     struct topo_op op;
+    int rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
-    if (sw) {
+    if (sw && topo_op_save_flags(&op)) {
         for (size_t k = 0; k < sw->n_intfs; k++) {
             struct topo_link *l = sw->intfs[k]->link;
             if (l && topo_link_is_enabled(l)) {
@@ -88,9 +92,11 @@ static int disable_switch(kytos_req *req, void *ud)
                 topo_link_eval(&op, t->links[n], "link disabled");
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -124,6 +130,7 @@ static int delete_switch(kytos_req *req, void *ud)
     const char *why;
     char *owned = NULL, *err = NULL;
     bool found;
+    int rc;
 
     /* cheap checks first, without blocking writers */
     pthread_rwlock_rdlock(&t->rw);
@@ -166,7 +173,7 @@ static int delete_switch(kytos_req *req, void *ud)
         op.changed = true;
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found.");
     if (why) {
@@ -174,6 +181,9 @@ static int delete_switch(kytos_req *req, void *ud)
         free(owned);
         return KYTOS_OK;
     }
+    /* not undone: the switch is gone from memory, still stored (logged) */
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation successful");
 }
 
@@ -201,6 +211,7 @@ static int add_switch_metadata(kytos_req *req, void *ud)
     struct json_object *md = topo_metadata_body(req);
     struct topo_switch *sw;
     struct topo_op op;
+    int rc;
 
     if (!md)
         return KYTOS_OK;
@@ -208,7 +219,7 @@ static int add_switch_metadata(kytos_req *req, void *ud)
     op.quiet = true;
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, kytos_req_param(req, "dpid"));
-    if (sw) {
+    if (sw && topo_op_save_metadata(&op, &sw->metadata)) {
         json_object_object_foreach(md, key, val)
             json_object_object_add(sw->metadata, key, json_object_get(val));
         op.changed = true;
@@ -217,10 +228,12 @@ static int add_switch_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("switch", topo_switch_dict(sw, false, 0), sw->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     json_object_put(md);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 201, "Operation successful");
 }
 
@@ -231,12 +244,14 @@ static int delete_switch_metadata(kytos_req *req, void *ud)
     struct topo_switch *sw;
     struct topo_op op;
     bool had = false;
+    int rc;
 
     topo_op_begin(&op, t);
     op.quiet = true;
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, kytos_req_param(req, "dpid"));
-    if (sw && key && json_object_object_get_ex(sw->metadata, key, NULL)) {
+    if (sw && key && json_object_object_get_ex(sw->metadata, key, NULL) &&
+        topo_op_save_metadata(&op, &sw->metadata)) {
         had = true;
         json_object_object_del(sw->metadata, key);
         op.changed = true;
@@ -245,9 +260,11 @@ static int delete_switch_metadata(kytos_req *req, void *ud)
                       topo_metadata_event("switch", topo_switch_dict(sw, false, 0), sw->metadata));
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!sw)
         return kytos_resp_error(req, 404, "Switch not found");
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     if (!had)
         return kytos_resp_error(req, 404, "Metadata not found");
     return topo_reply_str(req, 200, "Operation successful");

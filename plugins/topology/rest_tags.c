@@ -106,7 +106,7 @@ static int set_ranges(kytos_req *req, void *ud)
     struct topo_op op;
     char err[320];
     size_t n = 0;
-    int status, bad_type = 0;
+    int status, bad_type = 0, rc;
 
     if (!body)
         return KYTOS_OK;
@@ -117,18 +117,21 @@ static int set_ranges(kytos_req *req, void *ud)
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     i = lookup(t, kytos_req_param(req, "interface_id"), &status);
-    if (i && (bad_type = check_tag_type(tag_type, NULL, err, sizeof(err))) == 0) {
+    if (i && (bad_type = check_tag_type(tag_type, NULL, err, sizeof(err))) == 0 &&
+        topo_op_save_tags(&op, i)) {
         topo_tags_set_ranges(i, r, n);
         r = NULL;
         topo_op_persist_tags(&op, i);
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     free(r);
     if (!i)
         return answer_lookup(req, status);
     if (bad_type)
         return kytos_resp_error(req, 400, "%s", err);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation Successful");
 }
 
@@ -139,21 +142,24 @@ static int reset_ranges(kytos_req *req, void *ud)
     struct topo_intf *i;
     struct topo_op op;
     char err[200];
-    int status, bad_type = 0;
+    int status, bad_type = 0, rc;
 
     topo_op_begin(&op, t);
     topo_op_lock_model(&op);
     i = lookup(t, kytos_req_param(req, "interface_id"), &status);
-    if (i && (bad_type = check_tag_type(NULL, tag_type ? tag_type : "vlan", err, sizeof(err))) == 0) {
+    if (i && (bad_type = check_tag_type(NULL, tag_type ? tag_type : "vlan", err, sizeof(err))) == 0 &&
+        topo_op_save_tags(&op, i)) {
         topo_tags_set_ranges(i, NULL, 0);
         topo_op_persist_tags(&op, i);
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!i)
         return answer_lookup(req, status);
     if (bad_type)
         return kytos_resp_error(req, 400, "%s", err);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation Successful");
 }
 
@@ -165,7 +171,7 @@ static int set_special(kytos_req *req, void *ud)
     struct topo_intf *i;
     struct topo_op op;
     char err[320];
-    int status, bad = 0;
+    int status, bad = 0, rc;
 
     if (!body)
         return KYTOS_OK;
@@ -176,18 +182,20 @@ static int set_special(kytos_req *req, void *ud)
     i = lookup(t, kytos_req_param(req, "interface_id"), &status);
     /* set_special_tags: the names first, then the tag type */
     if (i && (bad = topo_tags_parse_special(special, codes, &n, err, sizeof(err))) == 0 &&
-        (bad = check_tag_type(tag_type, NULL, err, sizeof(err))) == 0) {
+        (bad = check_tag_type(tag_type, NULL, err, sizeof(err))) == 0 && topo_op_save_tags(&op, i)) {
         i->special_set = true;
         i->n_special = n;
         memcpy(i->special, codes, sizeof(codes));
         topo_op_persist_tags(&op, i);
     }
     topo_op_unlock_model(&op);
-    topo_op_end(&op);
+    rc = topo_op_end(&op);
     if (!i)
         return answer_lookup(req, status);
     if (bad)
         return kytos_resp_error(req, 400, "%s", err);
+    if (rc < 0)
+        return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation Successful");
 }
 

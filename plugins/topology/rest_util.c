@@ -14,6 +14,11 @@ int topo_reply_str(kytos_req *req, unsigned status, const char *text)
     return rc;
 }
 
+int topo_reply_store_error(kytos_req *req, int rc)
+{
+    return kytos_resp_error(req, 500, "The change could not be saved: %s", kytos_strerror(rc));
+}
+
 /* content_type_json_or_415: one ';'-separated part must be application/json */
 static bool is_json_type(const char *ct)
 {

@@ -11,7 +11,9 @@
  * rewritten at the end of each write op that changed something, before
  * its events go out (a NApp reacting to link_down reads the new state).
  * Events are queued during the op and published after every lock is
- * released, so a full event buffer never blocks a lock holder.
+ * released, so a full event buffer never blocks a lock holder.  Store
+ * writes run with write_lock only; an op undone after a failed write takes
+ * t->rw again to put the model back (op.c).
  *
  * kytos/topology.updated carries the whole topology.  It is coalesced: an
  * op that changed something publishes a small internal trigger
@@ -116,11 +118,27 @@ struct topo_evq {
     size_t n, cap;
 };
 
-/* A store write queued during an op (doc NULL = delete). */
+/* A store write queued during an op (doc NULL = delete).  Written ones
+ * stay listed (done) until the op ends, to be written again by an undo. */
 struct topo_write {
     const char *coll;
     char *id;
     struct json_object *doc;
+    bool done, ok;
+};
+
+/* What an op puts back in memory when its store writes fail (op.c). */
+struct topo_undo {
+    bool saved;
+    uint8_t *flags;                 /* enabled flags of every entity */
+    size_t n_flags;
+    struct json_object **md_at, *md;  /* a metadata field and its copy */
+    struct topo_intf *tags;         /* an interface whose tags are saved */
+    struct topo_range *ranges;
+    size_t n_ranges;
+    bool special_set;
+    uint8_t n_special;
+    uint8_t special[TOPO_N_SPECIAL];
 };
 
 struct topo_op {
@@ -128,6 +146,8 @@ struct topo_op {
     struct topo_evq evq;
     struct topo_write *writes;
     size_t n_writes, cap_writes;
+    int err;            /* the first failed (or dropped) store write */
+    struct topo_undo undo;
     bool changed;       /* the snapshot must be rebuilt */
     bool quiet;         /* no kytos/topology.updated (Kytos sends none) */
 };
@@ -213,8 +233,19 @@ void topo_snapshot_free_all(struct topo *t);
 void topo_op_begin(struct topo_op *op, struct topo *t);
 void topo_op_lock_model(struct topo_op *op);    /* rw write lock */
 void topo_op_unlock_model(struct topo_op *op);
-/* Store writes, snapshot rebuild, unlock, publish. */
-void topo_op_end(struct topo_op *op);
+/* Store writes, snapshot rebuild, unlock, publish.  Returns 0 or the first
+ * store error (a write dropped for lack of memory is KYTOS_ENOMEM).  When
+ * a write failed and the op saved what it changes (topo_op_save_*), the
+ * model is put back first (model locked again), the documents written
+ * before the failure are written again as they are now, and the queued
+ * events are dropped: no event and no kytos/topology.updated goes out. */
+int topo_op_end(struct topo_op *op);
+/* Save, before changing them (model locked), what an op changes, to be
+ * undone by topo_op_end.  false: out of memory, nothing saved, op->err set
+ * (the caller changes nothing).  One kind of each per op. */
+bool topo_op_save_flags(struct topo_op *op);    /* enabled flags, notified link_up */
+bool topo_op_save_metadata(struct topo_op *op, struct json_object **md);
+bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i);
 #define TOPO_NOTIFY_UPDATE "kytos/topology.notify_topology_update"
 int topo_op_subscribe(struct topo *t);
 /* Queue an event (takes content). */
@@ -268,6 +299,8 @@ int topo_events_subscribe(struct topo *t);
 
 /* ---- rest_util.c ---- */
 int topo_reply_str(kytos_req *req, unsigned status, const char *text);
+/* 500 for a change the store refused (rc from topo_op_end). */
+int topo_reply_store_error(kytos_req *req, int rc);
 /* The metadata body of a POST: a JSON object (new ref), or NULL after
  * answering 415/400 as Kytos' _get_metadata does. */
 struct json_object *topo_metadata_body(kytos_req *req);

@@ -4,7 +4,8 @@
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
  * persistence across a host restart, hostile events and bodies, re-cabling
  * (links left behind by it), interface tag ranges
- * and special tags (and their interface_details documents). */
+ * and special tags (and their interface_details documents), and changes
+ * the store refuses (500, put back in memory). */
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
@@ -1533,6 +1534,132 @@ START_TEST(tags_survive_a_restart)
 }
 END_TEST
 
+/* ---- a change the store refuses: 500, the model and the store unchanged ---- */
+
+#define STORE_FAILED "The change could not be saved: I/O error"
+
+/* The next write to the collection fails. */
+static void fail_next_write(const char *coll)
+{
+    ck_assert_int_eq(kytos_test_store_fail(th, coll, KYTOS_EIO, 1), 0);
+}
+
+START_TEST(store_failure_switch_disable)
+{
+    struct json_object *t, *doc;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    fail_next_write("switches");
+    expect_error("POST", API "switches/" S1 "/disable", NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    ck_assert(json_object_get_boolean(path_get(t, "switches", S1, "enabled")));
+    ck_assert(json_object_get_boolean(path_get(intf_of(t, S1, S1 ":3"), "enabled", NULL, NULL)));
+    ck_assert(json_object_get_boolean(path_get(t, "links", L12, "enabled")));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "UP");
+    json_object_put(t);
+    /* nothing announced; the link documents written before the failure were put back */
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.disabled"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.disabled"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 0);
+    doc = stored("links", L12);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert(json_object_get_boolean(path_get(doc, "enabled", NULL, NULL)));
+    json_object_put(doc);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert(json_object_get_boolean(path_get(doc, "enabled", NULL, NULL)));
+    json_object_put(doc);
+
+    expect_ok("POST", API "switches/" S1 "/disable", NULL, 201, "Operation successful");
+    ck_assert(!get_bool3("switches", S1, "enabled"));
+    ck_assert_str_eq(link_status(L12), "DISABLED");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_down"), 2);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert(!json_object_get_boolean(path_get(doc, "enabled", NULL, NULL)));
+    json_object_put(doc);
+}
+END_TEST
+
+START_TEST(store_failure_link_enable)
+{
+    size_t up;
+
+    expect_ok("POST", API "links/" L12 "/disable", NULL, 201, "Operation successful");
+    up = kytos_test_published_count(th, "kytos/topology.link_up");
+    fail_next_write("links");
+    expect_error("POST", API "links/" L12 "/enable", NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(!get_bool3("links", L12, "enabled"));
+    ck_assert_str_eq(link_status(L12), "DISABLED");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.enabled"), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), up);
+
+    expect_ok("POST", API "links/" L12 "/enable", NULL, 201, "Operation successful");
+    ck_assert_str_eq(link_status(L12), "UP");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), up + 1);
+}
+END_TEST
+
+START_TEST(store_failure_interface_metadata_add)
+{
+    fail_next_write("switches");
+    expect_error("POST", API "interfaces/" S1 ":1/metadata", "{\"note\":1}", 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_json("GET", API "interfaces/" S1 ":1/metadata", NULL, 200, "{\"metadata\":{}}");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.interfaces.metadata.added"), 0);
+
+    expect_ok("POST", API "interfaces/" S1 ":1/metadata", "{\"note\":1}", 201, "Operation successful");
+    expect_json("GET", API "interfaces/" S1 ":1/metadata", NULL, 200, "{\"metadata\":{\"note\":1}}");
+}
+END_TEST
+
+START_TEST(store_failure_link_metadata_delete)
+{
+    expect_ok("POST", API "links/" L23 "/metadata", "{\"bandwidth\":10,\"ownership\":\"red\"}", 201,
+              "Operation successful");
+    fail_next_write("links");
+    expect_error("DELETE", API "links/" L23 "/metadata/bandwidth", NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_json("GET", API "links/" L23 "/metadata", NULL, 200,
+                "{\"metadata\":{\"bandwidth\":10,\"ownership\":\"red\"}}");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.links.metadata.removed"), 0);
+
+    expect_ok("DELETE", API "links/" L23 "/metadata/bandwidth", NULL, 200, "Operation successful");
+    expect_json("GET", API "links/" L23 "/metadata", NULL, 200, "{\"metadata\":{\"ownership\":\"red\"}}");
+}
+END_TEST
+
+START_TEST(store_failure_tags_set)
+{
+    static const char ranges[] = "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,500],2096,[3001]]}";
+    static const char special[] = "{\"tag_type\":\"vlan\",\"special_tags\":[\"any\"]}";
+
+    fail_next_write("interface_details");
+    expect_error("POST", TR(S1 ":1"), ranges, 500, STORE_FAILED);
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_DEFAULT "}");
+    fail_next_write("interface_details");
+    expect_error("POST", ST(S1 ":1"), special, 500, STORE_FAILED);
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_DEFAULT "}");
+
+    expect_ok("POST", TR(S1 ":1"), ranges, 200, "Operation Successful");
+    expect_ok("POST", ST(S1 ":1"), special, 200, "Operation Successful");
+    expect_json("GET", TR(S1 ":1"), NULL, 200, "{\"" S1 ":1\":" TAGS_SET "}");
+}
+END_TEST
+
+/* A delete is not undone (the entity is gone from memory) but is not
+ * acknowledged either. */
+START_TEST(store_failure_link_delete_is_500)
+{
+    expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
+    fail_next_write("links");
+    expect_error("DELETE", API "links/" L23, NULL, 500, STORE_FAILED);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
@@ -1571,6 +1698,12 @@ static Suite *suite(void)
     tcase_add_test(tc, tag_ranges_bad_input_is_400);
     tcase_add_test(tc, tag_ranges_need_json);
     tcase_add_test(tc, tags_survive_a_restart);
+    tcase_add_test(tc, store_failure_switch_disable);
+    tcase_add_test(tc, store_failure_link_enable);
+    tcase_add_test(tc, store_failure_interface_metadata_add);
+    tcase_add_test(tc, store_failure_link_metadata_delete);
+    tcase_add_test(tc, store_failure_tags_set);
+    tcase_add_test(tc, store_failure_link_delete_is_500);
     suite_add_tcase(s, tc);
     return s;
 }
