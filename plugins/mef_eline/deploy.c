@@ -102,6 +102,31 @@ static void mark_time(struct me_evc *e, const char *field)
 static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid,
                    const struct me_path *old);
 
+/* Install the flows of e over path (tags reserved; taken over, released on
+ * a failure) and make it e's current path.  true when installed. */
+static bool install(struct me *me, struct me_evc *e, struct me_path *path)
+{
+    struct json_object *flows = me_flows_build(e, path);
+    unsigned st = me_flows_send(me, flows, true, false);
+
+    json_object_put(flows);
+    if (st != 202) {
+        /* Kytos removes what it may have left behind */
+        struct json_object *del = me_flows_delete_body(e, path);
+        me_flows_send(me, del, false, true);
+        json_object_put(del);
+        release_tags(me, path);
+        me_path_clear(path);
+        return false;
+    }
+    me_path_clear(&e->current);
+    e->current = *path;
+    *path = (struct me_path){0};
+    e->intra_deployed = e->current.n == 0;
+    e->active = true;
+    return true;
+}
+
 bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid)
 {
     return deploy(me, e, avoid, n_avoid, NULL);
@@ -117,8 +142,6 @@ static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, si
 {
     struct me_snap *snap;
     struct me_path path = {0};
-    struct json_object *flows;
-    unsigned st;
 
     if (!e->enabled || e->archived)
         return false;
@@ -141,24 +164,37 @@ static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, si
         }
     }
     me_snap_put(snap);
-    flows = me_flows_build(e, &path);
-    st = me_flows_send(me, flows, true, false);
-    json_object_put(flows);
-    if (st != 202) {
-        /* Kytos removes what it may have left behind */
-        struct json_object *del = me_flows_delete_body(e, &path);
-        me_flows_send(me, del, false, true);
-        json_object_put(del);
+    if (!install(me, e, &path))
+        return false;
+    mark_time(e, "last_deployed_at");
+    return true;
+}
+
+bool me_deploy_on(struct me *me, struct me_evc *e, const struct me_path *p)
+{
+    struct me_path path = {0};
+    size_t i;
+
+    if (!e->enabled || e->archived || e->active ||
+        (p->n == 0 && strcmp(e->a.dpid, e->z.dpid) != 0))
+        return false;
+    if (p->n && !(path.h = calloc(p->n, sizeof *path.h)))
+        return false;
+    pthread_mutex_lock(&me->lock);
+    for (i = 0; i < p->n; i++) {
+        path.h[i] = p->h[i];
+        if (me_tagtab_use_pair(me->tags, p->h[i].a, p->h[i].b, p->h[i].s_vlan) != 0)
+            break;
+        path.n = i + 1;
+    }
+    pthread_mutex_unlock(&me->lock);
+    if (i < p->n) {
+        kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s): its previous S-VLANs are taken", e->id);
         release_tags(me, &path);
         me_path_clear(&path);
         return false;
     }
-    me_path_clear(&e->current);
-    e->current = path;
-    e->intra_deployed = path.n == 0;
-    e->active = true;
-    mark_time(e, "last_deployed_at");
-    return true;
+    return install(me, e, &path);
 }
 
 void me_undeploy(struct me *me, struct me_evc *e)

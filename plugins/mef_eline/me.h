@@ -194,6 +194,10 @@ bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t
 /* me_deploy, each link of the new path avoiding the S-VLAN that link had
  * in old (Kytos' redeploy with try_avoid_same_s_vlan); old may be NULL. */
 bool me_deploy_avoiding_tags(struct me *me, struct me_evc *e, const struct me_path *old);
+/* Deploy e on exactly p, S-VLANs included (p is copied; e->doc untouched):
+ * puts back, after me_undeploy, a deployment the store refused to change.
+ * true when deployed; false when e is active or an S-VLAN is taken. */
+bool me_deploy_on(struct me *me, struct me_evc *e, const struct me_path *p);
 /* Remove installed flows and release the current path's S-VLANs. */
 void me_undeploy(struct me *me, struct me_evc *e);
 

@@ -576,6 +576,7 @@ static int h_update(kytos_req *req, void *ud)
     struct me_tag old_a = {0}, old_z = {0};
     char err[512], da[ME_DPID_MAX], dz[ME_DPID_MAX];
     bool redeploy = false, uni_change, enable_set = false, enable = false, redeployed = false;
+    bool moved = false;
     unsigned st = 0;
 
     if (!e)
@@ -607,7 +608,11 @@ static int h_update(kytos_req *req, void *ud)
         goto done;
     }
     /* apply on a copy of the document, then reload the runtime from it */
-    json_object_deep_copy(e->doc, &old, NULL);
+    if (json_object_deep_copy(e->doc, &old, NULL) != 0) {
+        st = 500;
+        snprintf(err, sizeof err, "out of memory");
+        goto done;
+    }
     json_object_object_foreach(body, key, val) {
         if (strcmp(key, "enabled") == 0) {
             enable_set = true;
@@ -685,14 +690,42 @@ static int h_update(kytos_req *req, void *ud)
     if (e->active) {
         if (enable_set && !enable) {
             me_undeploy(me, e);
+            moved = true;
         } else if (redeploy) {
             me_undeploy(me, e);
             redeployed = me_deploy(me, e, NULL, 0);
+            moved = true;
         }
     } else if (e->enabled && (enable_set || redeploy)) {
         redeployed = me_deploy(me, e, NULL, 0);
+        moved = true;
     }
     if (me_evc_sync(me, e) != KYTOS_OK) {
+        /* not stored: back to the previous document, runtime, reservations
+         * and deployment (the path it had, with its S-VLANs) */
+        char ignore[64];
+        struct me_path prev;
+        if (moved)
+            me_undeploy(me, e);
+        if (uni_change)
+            release_unis(me, e);
+        json_object_put(e->doc);
+        e->doc = old;
+        old = NULL;
+        me_evc_load(e, snap, ignore, sizeof ignore);
+        if (uni_change)
+            reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
+                         sizeof ignore);
+        if (moved && e->active) {
+            /* loaded from the document: neither its S-VLANs nor its flows are there */
+            prev = e->current;
+            e->current = (struct me_path){0};
+            e->active = e->intra_deployed = false;
+            if (!me_deploy_on(me, e, &prev))
+                kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) is down: its path was not restored",
+                          e->id);
+            me_path_clear(&prev);
+        }
         st = 500;
         snprintf(err, sizeof err, "Failed to store the EVC");
         goto done;
@@ -732,8 +765,11 @@ static int h_delete(kytos_req *req, void *ud)
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id");
     struct me_evc *e = me_evc_get(me, id);
-    struct json_object *out;
+    struct json_object *out, *old = NULL;
+    struct me_path cur;
+    bool was_enabled, was_active;
     char text[128];
+    int rc;
 
     if (!e)
         return kytos_resp_error(req, 404, "circuit_id %s not found", id);
@@ -743,12 +779,43 @@ static int h_delete(kytos_req *req, void *ud)
         me_evc_unref(e);
         return kytos_resp_error(req, 404, "Circuit %s already removed", id);
     }
+    /* store the removal first: when the store refuses it, the EVC stays
+     * live and deployed as it was */
+    if (json_object_deep_copy(e->doc, &old, NULL) != 0) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return KYTOS_ENOMEM;
+    }
+    cur = e->current;
+    was_enabled = e->enabled;
+    was_active = e->active;
+    if (cur.n || e->intra_deployed || e->active) {   /* as me_undeploy marks it */
+        char now[32];
+        me_now(now);
+        json_object_object_add(e->doc, "last_removed_at", json_object_new_string(now));
+    }
+    e->current = (struct me_path){0};
+    e->enabled = false;
+    e->active = false;
+    e->archived = true;
+    rc = me_evc_sync(me, e);
+    e->current = cur;
+    e->enabled = was_enabled;
+    e->active = was_active;
+    e->archived = false;
+    if (rc != KYTOS_OK) {
+        json_object_put(e->doc);
+        e->doc = old;
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
+    }
+    json_object_put(old);
     me_undeploy(me, e);
     release_unis(me, e);
     e->enabled = false;
     e->active = false;
     e->archived = true;
-    me_evc_sync(me, e);
     me_publish(me, "deleted", e);
     pthread_mutex_unlock(&e->lock);
     pthread_mutex_lock(&me->lock);
@@ -772,8 +839,8 @@ static int h_redeploy(kytos_req *req, void *ud)
     const char *q = kytos_req_query(req, "try_avoid_same_s_vlan");
     struct me_evc *e;
     struct me_path old = {0};
-    struct json_object *out;
-    bool avoid, deployed = false;
+    struct json_object *out, *doc = NULL;
+    bool avoid, deployed = false, was_active, stored = true;
     char text[128];
 
     /* checked first, as Kytos does; "true" unless asked otherwise */
@@ -784,18 +851,39 @@ static int h_redeploy(kytos_req *req, void *ud)
         return kytos_resp_error(req, 404, "circuit_id %s not found", id);
     pthread_mutex_lock(&e->lock);
     if (e->enabled && !e->archived) {
-        /* the old path's S-VLANs, for the new path to pick others */
-        if (avoid && e->current.n && (old.h = malloc(e->current.n * sizeof *old.h))) {
+        /* the old path with its S-VLANs: for the new path to pick others,
+         * and to go back to when the store refuses the new one */
+        if (json_object_deep_copy(e->doc, &doc, NULL) != 0 ||
+            (e->current.n && !(old.h = malloc(e->current.n * sizeof *old.h)))) {
+            pthread_mutex_unlock(&e->lock);
+            json_object_put(doc);
+            me_evc_unref(e);
+            return KYTOS_ENOMEM;
+        }
+        if (e->current.n) {
             memcpy(old.h, e->current.h, e->current.n * sizeof *old.h);
             old.n = e->current.n;
         }
+        was_active = e->active;
         me_undeploy(me, e);
         deployed = me_deploy_avoiding_tags(me, e, avoid ? &old : NULL);
-        me_evc_sync(me, e);
+        if (me_evc_sync(me, e) != KYTOS_OK) {
+            stored = false;
+            me_undeploy(me, e);
+            if (was_active && !me_deploy_on(me, e, &old))
+                kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) is down: its path was not restored",
+                          e->id);
+            json_object_put(e->doc);
+            e->doc = doc;
+            doc = NULL;
+        }
     }
     pthread_mutex_unlock(&e->lock);
+    json_object_put(doc);
     me_path_clear(&old);
     me_evc_unref(e);
+    if (!stored)
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
     /* Kytos: 409 when the EVC is disabled or could not be deployed */
     if (deployed)
         snprintf(text, sizeof text, "Circuit %s redeploy received.", id);

@@ -11,6 +11,21 @@ static int resp_text(kytos_req *req, unsigned status, const char *text)
     return kytos_resp_json_take(req, status, json_object_new_string(text));
 }
 
+/* A copy of e->doc to put back with restore_doc() (caller holds e->lock). */
+static struct json_object *doc_copy(const struct me_evc *e)
+{
+    struct json_object *d = NULL;
+    json_object_deep_copy(e->doc, &d, NULL);
+    return d;
+}
+
+/* The store refused e's change: e->doc as it was (old taken over). */
+static void restore_doc(struct me_evc *e, struct json_object *old)
+{
+    json_object_put(e->doc);
+    e->doc = old;
+}
+
 static struct json_object *metadata_of(struct me_evc *e)
 {
     struct json_object *md;
@@ -48,7 +63,7 @@ static int h_add_metadata(kytos_req *req, void *ud)
 {
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id");
-    struct json_object *body = kytos_req_json(req), *md;
+    struct json_object *body = kytos_req_json(req), *md, *old;
     struct me_evc *e;
 
     if (!json_object_is_type(body, json_type_object))
@@ -59,9 +74,20 @@ static int h_add_metadata(kytos_req *req, void *ud)
         return kytos_resp_error(req, 404, "circuit_id %s not found.", id);
     }
     pthread_mutex_lock(&e->lock);
+    if (!(old = doc_copy(e))) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return KYTOS_ENOMEM;
+    }
     md = metadata_of(e);
     json_object_object_foreach(body, k, v) json_object_object_add(md, k, json_object_get(v));
-    me_evc_sync(me, e);
+    if (me_evc_sync(me, e) != KYTOS_OK) {
+        restore_doc(e, old);
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
+    }
+    json_object_put(old);
     pthread_mutex_unlock(&e->lock);
     me_evc_unref(e);
     return resp_text(req, 201, "Operation successful");
@@ -73,32 +99,66 @@ static int h_delete_metadata(kytos_req *req, void *ud)
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id"), *key = kytos_req_param(req, "key");
     struct me_evc *e = me_evc_get(me, id);
+    struct json_object *old;
 
     if (!e || e->archived) {
         me_evc_unref(e);
         return kytos_resp_error(req, 404, "circuit_id %s not found.", id);
     }
     pthread_mutex_lock(&e->lock);
+    if (!(old = doc_copy(e))) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return KYTOS_ENOMEM;
+    }
     json_object_object_del(metadata_of(e), key);
-    me_evc_sync(me, e);
+    if (me_evc_sync(me, e) != KYTOS_OK) {
+        restore_doc(e, old);
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
+    }
+    json_object_put(old);
     pthread_mutex_unlock(&e->lock);
     me_evc_unref(e);
     return resp_text(req, 200, "Operation successful");
 }
 
-/* Bulk: apply to every listed EVC; the unknown ids make a 404 listing them. */
+/* Metadata member k of md back to its value in prev, or gone when prev had none. */
+static void put_back(struct json_object *md, struct json_object *prev, const char *k)
+{
+    struct json_object *v;
+    if (json_object_object_get_ex(prev, k, &v))
+        json_object_object_add(md, k, json_object_get(v));
+    else
+        json_object_object_del(md, k);
+}
+
+/* Bulk: apply to every listed EVC; the unknown ids make a 404 listing them.
+ * When the store refuses one, the EVCs already changed get back the members
+ * this request touched (prev: their metadata before) and the answer is 500. */
 static int bulk(kytos_req *req, struct me *me, const char *del_key, unsigned ok_status)
 {
-    struct json_object *body = kytos_req_json(req), *ids, *failed;
-    size_t i, n;
+    struct json_object *body = kytos_req_json(req), *ids, *failed, **prev;
+    struct me_evc **done;
+    size_t i, n, ndone = 0;
+    int rc = KYTOS_OK;
+    bool nomem = false;
 
     if (!json_object_object_get_ex(body, "circuit_ids", &ids) ||
         !json_object_is_type(ids, json_type_array))
         return kytos_resp_error(req, 400, "The request body contains invalid API data.");
-    failed = json_object_new_array();
     n = json_object_array_length(ids);
-    for (i = 0; i < n; i++) {
-        struct json_object *idv = json_object_array_get_idx(ids, i);
+    done = calloc(n + 1, sizeof *done);
+    prev = calloc(n + 1, sizeof *prev);
+    if (!done || !prev) {
+        free(done);
+        free(prev);
+        return KYTOS_ENOMEM;
+    }
+    failed = json_object_new_array();
+    for (i = 0; i < n && rc == KYTOS_OK; i++) {
+        struct json_object *idv = json_object_array_get_idx(ids, i), *old;
         struct me_evc *e = json_object_is_type(idv, json_type_string)
                                ? me_evc_get(me, json_object_get_string(idv))
                                : NULL;
@@ -108,18 +168,65 @@ static int bulk(kytos_req *req, struct me *me, const char *del_key, unsigned ok_
             continue;
         }
         pthread_mutex_lock(&e->lock);
-        if (del_key) {
-            json_object_object_del(metadata_of(e), del_key);
+        metadata_of(e);
+        if (!(old = doc_copy(e))) {
+            rc = KYTOS_ENOMEM;
+            nomem = true;
         } else {
-            struct json_object *md = metadata_of(e);
-            json_object_object_foreach(body, k, v) {
-                if (strcmp(k, "circuit_ids") != 0)
-                    json_object_object_add(md, k, json_object_get(v));
+            if (del_key) {
+                json_object_object_del(metadata_of(e), del_key);
+            } else {
+                struct json_object *md = metadata_of(e);
+                json_object_object_foreach(body, k, v) {
+                    if (strcmp(k, "circuit_ids") != 0)
+                        json_object_object_add(md, k, json_object_get(v));
+                }
+            }
+            rc = me_evc_sync(me, e);
+            if (rc != KYTOS_OK) {
+                restore_doc(e, old);
+            } else {
+                prev[ndone] = json_object_get(json_object_object_get(old, "metadata"));
+                json_object_put(old);
             }
         }
-        me_evc_sync(me, e);
         pthread_mutex_unlock(&e->lock);
-        me_evc_unref(e);
+        if (rc == KYTOS_OK)
+            done[ndone++] = e;
+        else
+            me_evc_unref(e);
+    }
+    /* refused: undo the changes already stored, last first, one EVC at a time */
+    for (i = ndone; rc != KYTOS_OK && i-- > 0;) {
+        struct me_evc *e = done[i];
+        struct json_object *md;
+        pthread_mutex_lock(&e->lock);
+        md = metadata_of(e);
+        if (del_key) {
+            put_back(md, prev[i], del_key);
+        } else {
+            json_object_object_foreach(body, k, v) {
+                (void)v;
+                if (strcmp(k, "circuit_ids") != 0)
+                    put_back(md, prev[i], k);
+            }
+        }
+        if (me_evc_sync(me, e) != KYTOS_OK)
+            kytos_log(me->napp, KYTOS_LOG_ERROR,
+                      "EVC %s: the metadata of a refused bulk request stay stored", e->id);
+        pthread_mutex_unlock(&e->lock);
+    }
+    for (i = 0; i < ndone; i++) {
+        json_object_put(prev[i]);
+        me_evc_unref(done[i]);
+    }
+    free(done);
+    free(prev);
+    if (rc != KYTOS_OK) {
+        json_object_put(failed);
+        if (nomem)
+            return KYTOS_ENOMEM;
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
     }
     if (json_object_array_length(failed) > 0) {
         struct json_object *err = json_object_new_object();

@@ -327,15 +327,20 @@ static int h_delete_schedule(kytos_req *req, void *ud)
     const char *sid = kytos_req_param(req, "schedule_id");
     struct json_object *arr, *old;
     struct me_evc *e;
+    size_t i;
     int idx = -1;
 
     if (!(e = lock_owner(me, sid, &idx)))
         return kytos_resp_error(req, 404, "schedule_id %s not found", sid);
-    arr = sched_array(e);
-    old = json_object_get(json_object_array_get_idx(arr, (size_t)idx));
-    json_object_array_del_idx(arr, (size_t)idx, 1);
+    /* a new array without it: the old one, in its order, to put back */
+    old = json_object_get(sched_array(e));
+    arr = json_object_new_array();
+    for (i = 0; i < json_object_array_length(old); i++)
+        if (i != (size_t)idx)
+            json_object_array_add(arr, json_object_get(json_object_array_get_idx(old, i)));
+    json_object_object_add(e->doc, "circuit_scheduler", arr);
     if (me_evc_sync(me, e) != KYTOS_OK) {
-        json_object_array_add(arr, old);   /* back (at the end): json-c 0.16 has no insert */
+        json_object_object_add(e->doc, "circuit_scheduler", old);
         pthread_mutex_unlock(&e->lock);
         me_evc_unref(e);
         return kytos_resp_error(req, 500, "Failed to store the EVC");

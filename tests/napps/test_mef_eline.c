@@ -991,6 +991,214 @@ START_TEST(schedules_survive_a_restart)
 }
 END_TEST
 
+/* ---- store write failures: 500, the EVC as it was, then the retry works ---- */
+
+/* The next write to mef_eline's collection fails. */
+static void fail_next_write(void)
+{
+    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 1), 0);
+}
+
+/* method path body: 500 with the NApp's store failure description. */
+static void expect_store_500(const char *method, const char *path, const char *body)
+{
+    fail_next_write();
+    expect_error(method, path, body, 500, "Failed to store the EVC");
+}
+
+/* The EVC's in-memory metadata (GET .../metadata), as JSON text. */
+static void metadata_text(const char *id, char *out, size_t len)
+{
+    char path[256];
+    kytos_test_resp *r;
+    struct json_object *md;
+
+    snprintf(path, sizeof path, ME "v2/evc/%s/metadata", id);
+    r = req("GET", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "metadata", &md));
+    snprintf(out, len, "%s", json_object_to_json_string_ext(md, JSON_C_TO_STRING_PLAIN));
+    kytos_test_resp_free(r);
+}
+
+/* Store the in-memory EVC as it is (a metadata write), so that GET shows it. */
+static void sync_through_metadata(const char *id)
+{
+    char path[256];
+    snprintf(path, sizeof path, ME "v2/evc/%s/metadata", id);
+    ck_assert_uint_eq(status_of("POST", path, "{\"synced\":true}"), 201);
+}
+
+START_TEST(store_failure_on_delete_keeps_the_evc)
+{
+    char id[15], path[256];
+    kytos_test_resp *r;
+    struct json_object *e;
+    size_t plen;
+
+    create(EVPL("evpl-sf-del", "2600"), id, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    expect_store_500("DELETE", path, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* still live: stored, in memory, deployed, its VLAN taken */
+    e = get_evc(id, &r);
+    ck_assert(!json_object_get_boolean(json_object_object_get(e, "archived")));
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "enabled")));
+    kytos_test_resp_free(r);
+    sync_through_metadata(id);
+    ck_assert(evc_active(id, &plen, NULL, 0));
+    ck_assert_uint_eq(plen, 1);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+    ck_assert_uint_eq(status_of("POST", ME "v2/evc/", EVPL("evpl-sf-del2", "2600")), 400);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    e = get_evc(id, &r);
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "archived")));
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 0);
+}
+END_TEST
+
+START_TEST(store_failure_on_metadata_keeps_it)
+{
+    char id[15], path[256], before[256], now[256];
+    kytos_test_resp *r;
+    struct json_object *md;
+
+    create(EVPL("evpl-sf-md", "2610"), id, NULL);
+    snprintf(path, sizeof path, ME "v2/evc/%s/metadata", id);
+    ck_assert_uint_eq(status_of("POST", path, "{\"a\":1}"), 201);
+    metadata_text(id, before, sizeof before);
+    /* POST */
+    expect_store_500("POST", path, "{\"a\":2,\"b\":3}");
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, before);
+    md = json_object_object_get(get_evc(id, &r), "metadata");
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(md, "a")), 1);
+    ck_assert(!json_object_object_get_ex(md, "b", NULL));
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(status_of("POST", path, "{\"a\":2,\"b\":3}"), 201);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"a\":2,\"b\":3}");
+    /* DELETE */
+    snprintf(path, sizeof path, ME "v2/evc/%s/metadata/b", id);
+    expect_store_500("DELETE", path, NULL);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"a\":2,\"b\":3}");
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"a\":2}");
+}
+END_TEST
+
+START_TEST(store_failure_on_bulk_metadata_keeps_it)
+{
+    char id[15], id2[15], body[256], one[256], two[256], now[256];
+
+    create(EVPL("evpl-sf-b1", "2620"), id, NULL);
+    create(EVPL("evpl-sf-b2", "2621"), id2, NULL);
+    snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\",\"%s\"],\"k\":1}", id, id2);
+    ck_assert_uint_eq(status_of("POST", ME "v2/evc/metadata", body), 201);
+    metadata_text(id, one, sizeof one);
+    metadata_text(id2, two, sizeof two);
+    /* add */
+    snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\",\"%s\"],\"k\":2,\"n\":3}", id, id2);
+    expect_store_500("POST", ME "v2/evc/metadata", body);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, one);
+    metadata_text(id2, now, sizeof now);
+    ck_assert_str_eq(now, two);
+    ck_assert_uint_eq(status_of("POST", ME "v2/evc/metadata", body), 201);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2,\"n\":3}");
+    metadata_text(id2, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2,\"n\":3}");
+    /* delete */
+    snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\",\"%s\"]}", id, id2);
+    expect_store_500("DELETE", ME "v2/evc/metadata/n", body);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2,\"n\":3}");
+    metadata_text(id2, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2,\"n\":3}");
+    ck_assert_uint_eq(status_of("DELETE", ME "v2/evc/metadata/n", body), 200);
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2}");
+    metadata_text(id2, now, sizeof now);
+    ck_assert_str_eq(now, "{\"k\":2}");
+}
+END_TEST
+
+START_TEST(store_failure_on_redeploy_keeps_the_path)
+{
+    char id[15], path[256];
+    int before[8], now[8];
+    size_t n, i;
+
+    create(EVPL("evpl-sf-re", "2630"), id, NULL);
+    n = current_s_vlans(id, before, 8);
+    ck_assert_uint_gt(n, 0);
+    snprintf(path, sizeof path, ME "v2/evc/%s/redeploy", id);
+    expect_store_500("PATCH", path, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* in memory and on the switches: the same path, the same S-VLANs */
+    sync_through_metadata(id);
+    ck_assert(await_evc(id, true, true, 0));
+    ck_assert_uint_eq(current_s_vlans(id, now, 8), n);
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(now[i], before[i]);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+    ck_assert_uint_eq(evc_flows(id, S3, "installed"), 2);
+    expect_patch_response(path, 202, id, " redeploy received.");
+    ck_assert_uint_eq(current_s_vlans(id, now, 8), n);
+    for (i = 0; i < n; i++)
+        ck_assert_int_ne(now[i], before[i]);
+}
+END_TEST
+
+START_TEST(store_failure_on_patch_restores_the_evc)
+{
+    char id[15], other[15], path[256];
+    int before[8], now[8];
+    size_t n, i;
+    kytos_test_resp *r;
+    struct json_object *e;
+
+    create(EVPL("evpl-sf-patch", "2640"), id, NULL);
+    n = current_s_vlans(id, before, 8);
+    ck_assert_uint_gt(n, 0);
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    expect_store_500("PATCH", path, "{\"name\":\"renamed\"}");
+    expect_store_500("PATCH", path, "{\"enabled\":false}");
+    expect_store_500("PATCH", path, "{\"uni_a\":{\"interface_id\":\"" S1 ":1\",\"tag\":{"
+                                    "\"tag_type\":\"vlan\",\"value\":2641}}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* what is in memory: the EVC as created, deployed as it was */
+    sync_through_metadata(id);
+    e = get_evc(id, &r);
+    ck_assert_str_eq(str(e, "name"), "evpl-sf-patch");
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "enabled")));
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "active")));
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(
+                         json_object_object_get(json_object_object_get(e, "uni_a"), "tag"), "value")),
+                     2640);
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(current_s_vlans(id, now, 8), n);
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(now[i], before[i]);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+    /* its UNI VLAN is still its own, the refused one free */
+    ck_assert_uint_eq(status_of("POST", ME "v2/evc/", EVPL("evpl-sf-other", "2640")), 400);
+    create(EVPL("evpl-sf-free", "2641"), other, NULL);
+    /* no failure: applied */
+    ck_assert_uint_eq(status_of("PATCH", path, "{\"name\":\"renamed\",\"enabled\":false}"), 200);
+    ck_assert(await_evc(id, false, false, 0));
+    e = get_evc(id, &r);
+    ck_assert_str_eq(str(e, "name"), "renamed");
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
@@ -1013,6 +1221,11 @@ static Suite *suite(void)
     tcase_add_test(tc, update_keeps_the_create_rules);
     tcase_add_test(tc, redeploy_avoids_the_same_s_vlans);
     tcase_add_test(tc, schedules_of_deleted_evcs_are_not_listed);
+    tcase_add_test(tc, store_failure_on_delete_keeps_the_evc);
+    tcase_add_test(tc, store_failure_on_metadata_keeps_it);
+    tcase_add_test(tc, store_failure_on_bulk_metadata_keeps_it);
+    tcase_add_test(tc, store_failure_on_redeploy_keeps_the_path);
+    tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
     suite_add_tcase(s, tc);
     return s;
 }
