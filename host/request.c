@@ -94,6 +94,11 @@ void kh_req_unref(kytos_req *r)
         r->arena = c->next;
         free(c);
     }
+    while (r->headers_seen) {
+        struct kh_header_copy *hc = r->headers_seen;
+        r->headers_seen = hc->next;
+        free(hc);
+    }
     pthread_mutex_destroy(&r->mu);
     req_put(r);
 }
@@ -431,7 +436,8 @@ struct json_object *kh_req_query_json(const kytos_req *r, const char *name)
  * connection's pool), which it reuses for the next request once the answer
  * is final, and a handler may run on after its request was answered (a 504,
  * a shutdown's 503).  So a header is looked up only while the request is
- * unanswered, and copied into the request's arena, where it stays until the
+ * unanswered, and copied (one block per header, not the arena: the handler
+ * may allocate from that on another thread), where it stays until the
  * request is freed; after the answer only earlier lookups are found. */
 const char *kh_req_header(const kytos_req *r, const char *name)
 {
@@ -449,13 +455,15 @@ const char *kh_req_header(const kytos_req *r, const char *name)
         v = hc->value;
     } else if (r->state != KH_REQ_COMPLETED && r->state != KH_REQ_TIMED_OUT) {
         const char *found = r->tp->header(r, name);
-        size_t nl = strlen(name);
+        size_t nl = strlen(name), vl = found ? strlen(found) : 0;
 
-        hc = kh_req_alloc(w, sizeof *hc);
-        if (hc && (hc->name = arena_strndup(w, name, nl)) != NULL &&
-            (!found || (hc->value = arena_strndup(w, found, strlen(found))) != NULL)) {
-            if (!found)
-                hc->value = NULL;
+        if ((hc = malloc(sizeof *hc + nl + 1 + (found ? vl + 1 : 0))) != NULL) {
+            char *p = (char *)(hc + 1);
+            memcpy(p, name, nl + 1);
+            hc->name = p;
+            hc->value = NULL;
+            if (found)
+                hc->value = memcpy(p + nl + 1, found, vl + 1);
             hc->next = w->headers_seen;
             w->headers_seen = hc;
             v = hc->value;

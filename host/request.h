@@ -46,7 +46,7 @@ struct kh_query_pair {
     char *key, *value;
 };
 
-/* A header a handler looked up, copied into the request's arena. */
+/* A header a handler looked up, copied (name and value follow it). */
 struct kh_header_copy {
     struct kh_header_copy *next;
     const char *name, *value;   /* value NULL: the request has none */

@@ -237,9 +237,9 @@ void kh_store_hold_async(kh_store *s, int on)
         kh_store_async_hold(s->async, on);
 }
 
-size_t kh_store_async_queued_count(kh_store *s)
+int kh_store_await_queued(kh_store *s, size_t n, int timeout_ms)
 {
-    return s ? kh_store_async_queued(s->async) : 0;
+    return s ? kh_store_async_await_queued(s->async, n, timeout_ms) : KYTOS_EINVAL;
 }
 
 int kh_store_async_wait(kh_store *s, int timeout_ms)

@@ -55,9 +55,9 @@ uint64_t kh_store_async_count(kh_store *s);
  * insert, patch, delete, bulk, bulk_async) fail with code < 0 and write
  * nothing; count 0 stops it.  0, or KYTOS_EINVAL. */
 int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned count);
-/* Testing (kytos_test_store_hold): hold the queued writes / how many wait. */
+/* Testing (kytos_test_store_hold): hold the queued writes / await n of them. */
 void kh_store_hold_async(kh_store *s, int on);
-size_t kh_store_async_queued_count(kh_store *s);
+int kh_store_await_queued(kh_store *s, size_t n, int timeout_ms);
 
 int kh_store_get(kh_store *s, const char *coll, const char *id, struct json_object **out,
                  struct kytos_error *err);

@@ -40,6 +40,8 @@ struct kh_store_async {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_cond_t idle_cv;   /* queue empty and no batch running */
+    pthread_cond_t queued_cv; /* a write was queued, for kh_store_async_await_queued */
+    int queued_waiters;
     struct kh_async_write *head, **tail;
     size_t queued, max;
     int started, stopping, running;
@@ -168,6 +170,7 @@ struct kh_store_async *kh_store_async_new(struct kh_store_backend *b, kh_store_b
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     pthread_cond_init(&a->idle_cv, NULL);
+    pthread_cond_init(&a->queued_cv, NULL);
     return a;
 }
 
@@ -204,6 +207,8 @@ int kh_store_async_submit(struct kh_store_async *a, struct kh_async_write *w, st
         *a->tail = w;
         a->tail = &w->next;
         a->queued++;
+        if (a->queued_waiters)
+            pthread_cond_broadcast(&a->queued_cv);
         /* a writer at work looks at the queue again before it sleeps: only
          * a sleeping one is woken, once: no futex call per write while it
          * works (on one core, each wake-up could also let it preempt a
@@ -315,6 +320,7 @@ void kh_store_async_close(struct kh_store_async *a)
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
     pthread_cond_destroy(&a->idle_cv);
+    pthread_cond_destroy(&a->queued_cv);
     free(a);
 }
 
@@ -333,16 +339,33 @@ void kh_store_async_hold(struct kh_store_async *a, int on)
     unlock_and_wake(a, wake);
 }
 
-size_t kh_store_async_queued(struct kh_store_async *a)
+static void deadline_in(struct timespec *ts, int timeout_ms)
 {
-    size_t q;
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += timeout_ms / 1000;
+    ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+int kh_store_async_await_queued(struct kh_store_async *a, size_t n, int timeout_ms)
+{
+    struct timespec ts;
+    int rc = 0;
 
     if (!a)
-        return 0;
+        return KYTOS_EINVAL;
+    deadline_in(&ts, timeout_ms);
     pthread_mutex_lock(&a->mu);
-    q = a->queued;
+    a->queued_waiters++;
+    while (a->queued < n && rc == 0)
+        rc = pthread_cond_timedwait(&a->queued_cv, &a->mu, &ts);
+    a->queued_waiters--;
+    rc = a->queued < n ? KYTOS_ETIMEDOUT : 0;
     pthread_mutex_unlock(&a->mu);
-    return q;
+    return rc;
 }
 
 uint64_t kh_store_async_submitted(struct kh_store_async *a)
@@ -357,13 +380,7 @@ int kh_store_async_idle(struct kh_store_async *a, int timeout_ms)
 
     if (!a)
         return 0;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    deadline_in(&ts, timeout_ms);
     pthread_mutex_lock(&a->mu);
     while ((a->head || a->running || a->claim_running) && rc == 0)
         rc = pthread_cond_timedwait(&a->idle_cv, &a->mu, &ts);

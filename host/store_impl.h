@@ -87,10 +87,10 @@ void kh_store_async_close(struct kh_store_async *a);
 int kh_store_async_idle(struct kh_store_async *a, int timeout_ms);
 /* Writes queued so far (a count that only grows). */
 uint64_t kh_store_async_submitted(struct kh_store_async *a);
-/* Testing: on 1, no batch starts (nor a claim) until on 0; queued: the
- * writes waiting for the writer. */
+/* Testing: on 1, no batch starts (nor a claim) until on 0; await_queued:
+ * until at least n writes wait for the writer (0, or KYTOS_ETIMEDOUT). */
 void kh_store_async_hold(struct kh_store_async *a, int on);
-size_t kh_store_async_queued(struct kh_store_async *a);
+int kh_store_async_await_queued(struct kh_store_async *a, size_t n, int timeout_ms);
 /* Adds "async": {"queued", "max", "batches", "writes"} to st. */
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 

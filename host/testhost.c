@@ -230,9 +230,11 @@ void kytos_test_store_hold(kytos_test_host *th, int on)
         kh_store_hold_async(kh_host_store(th->h), on);
 }
 
-size_t kytos_test_store_queued(kytos_test_host *th)
+int kytos_test_store_await_queued(kytos_test_host *th, size_t n, unsigned timeout_ms)
 {
-    return th ? kh_store_async_queued_count(kh_host_store(th->h)) : 0;
+    if (!th || timeout_ms > INT32_MAX)
+        return KYTOS_EINVAL;
+    return kh_store_await_queued(kh_host_store(th->h), n, (int)timeout_ms);
 }
 
 /* Grows whenever an event is published or a store write queued. */

@@ -74,7 +74,8 @@ int kytos_test_store_fail(kytos_test_host *th, const char *coll, int code, unsig
  * can act while a write is queued but not yet committed.  Synchronous
  * writes are not held; kytos_test_drain times out while held. */
 void kytos_test_store_hold(kytos_test_host *th, int on);
-/* How many queued writes wait for the store's writer. */
-size_t kytos_test_store_queued(kytos_test_host *th);
+/* Wait until at least n queued writes wait for the store's writer (while
+ * held): 0, or KYTOS_ETIMEDOUT. */
+int kytos_test_store_await_queued(kytos_test_host *th, size_t n, unsigned timeout_ms);
 
 #endif

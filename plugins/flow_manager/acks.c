@@ -72,7 +72,7 @@ struct confirm_item {
     char *id;                   /* the stored flow's _id */
     struct json_object *ev;     /* its flow.added content, or NULL */
     uint32_t gen;               /* its generation when decided */
-    uint64_t evictions;         /* fm_latest_evictions() before gen was read */
+    uint32_t evictions;         /* its slot's, with gen (fm_latest_snapshot) */
     int check;                  /* drop it if the flow was written since */
 };
 
@@ -216,8 +216,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
     struct confirm_job *job;
     const char **mids;
     signed char *verdict;
-    uint32_t *gen;
-    uint64_t evictions = fm_latest_evictions(ctx->pending);   /* before the generations */
+    uint32_t *gen, *evs;
     int want = kytos_event_wanted(ctx->napp, FM_EV_ADDED), rc = 0;
 
     if (n == 0)
@@ -225,13 +224,14 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
     mids = calloc(n, sizeof *mids);
     verdict = calloc(n, 1);
     gen = calloc(n, sizeof *gen);
-    if (!mids || !verdict || !gen)
+    evs = calloc(n, sizeof *evs);
+    if (!mids || !verdict || !gen || !evs)
         goto out;
     for (i = 0; i < n; i++) {
         struct json_object *rec = json_object_array_get_idx(recs, i), *x;
         uint64_t xid;
         mids[i] = json_object_get_string(json_object_object_get(rec, "match_id"));
-        gen[i] = fm_latest_get(ctx->pending, mids[i]);   /* before any store read */
+        fm_latest_snapshot(ctx->pending, mids[i], &gen[i], &evs[i]);   /* before any store read */
         verdict[i] = -1;
         if (mids[i] && json_object_object_get_ex(rec, "xid", &x) &&
             fm_json_uint(x, UINT32_MAX, &xid))
@@ -302,7 +302,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
             continue;
         it = &job->it[job->n++];
         it->gen = gen[i];
-        it->evictions = evictions;
+        it->evictions = evs[i];
         it->check = 1;
         if (want) {
             struct json_object *ev = json_object_new_object();
@@ -323,6 +323,7 @@ out:
     free(mids);
     free(verdict);
     free(gen);
+    free(evs);
     return rc;
 }
 
@@ -494,17 +495,21 @@ static int on_ofpt_error(kytos_napp *napp, const kytos_event *ev, void *ud)
     struct json_object *c = kytos_event_content(ev), *job;
     struct fm_sent s;
     int latest = -1;   /* the refused add is the flow's latest write: 1, 0 not, -1 unknown */
-    uint32_t gen = 0;
+    uint32_t gen, evictions, fresh;
 
     if (!sent_of(ctx, c, &s))
         return KYTOS_OK;
-    if (s.cmd == FM_ADD && (latest = fm_latest_check(ctx->pending, s.match_id, s.xid)) == 1) {
-        gen = atomic_fetch_add(&ctx->xid, 1) + 1;
-        fm_latest_set(ctx->pending, s.match_id, gen);
+    /* as it is now: on_error_job deletes only if nothing wrote it since */
+    fm_latest_snapshot(ctx->pending, s.match_id, &gen, &evictions);
+    if (s.cmd == FM_ADD) {
+        fresh = atomic_fetch_add(&ctx->xid, 1) + 1;
+        if ((latest = fm_latest_replace_if(ctx->pending, s.match_id, s.xid, fresh)) == 1)
+            gen = fresh;
     }
     job = json_object_new_object();
     json_object_object_add(job, "latest", json_object_new_int(latest));
     json_object_object_add(job, "gen", json_object_new_int64(gen));
+    json_object_object_add(job, "ev", json_object_new_int64(evictions));
     json_object_object_add(job, "dpid", json_object_new_string(s.dpid));
     json_object_object_add(job, "match_id", json_object_new_string(s.match_id));
     json_object_object_add(job, "flow_id", json_object_new_string(s.flow_id));
@@ -528,21 +533,19 @@ static void delete_refused(struct fm_ctx *ctx, struct json_object *job, const ch
     struct kytos_write del = {.op = KYTOS_WRITE_DELETE, .id = mid};
     struct json_object *doc = NULL, *v;
     struct kytos_error err = {0};
-    uint64_t ev = 0, gen64 = 0;
-    uint32_t gen = 0;
+    uint64_t gen64 = 0, ev64 = 0;
     int latest = -1, rc;
     const char *sfid;
 
     if (json_object_object_get_ex(job, "latest", &v))
         latest = json_object_get_int(v);
-    if (json_object_object_get_ex(job, "gen", &v) && fm_json_uint(v, UINT32_MAX, &gen64))
-        gen = (uint32_t)gen64;
-    if (latest == 0 || (latest == 1 && gen == 0))
+    if (!json_object_object_get_ex(job, "gen", &v) || !fm_json_uint(v, UINT32_MAX, &gen64) ||
+        !json_object_object_get_ex(job, "ev", &v) || !fm_json_uint(v, UINT32_MAX, &ev64))
+        return;   /* (not ours: any NApp may publish the job's name) */
+    if (latest == 0 || (latest == 1 && gen64 == 0))
         return;   /* a newer write of the flow was queued before the error came */
     if (latest != 1) {
         /* unknown: decide from the store once every earlier write is in */
-        ev = fm_latest_evictions(ctx->pending);
-        gen = fm_latest_get(ctx->pending, mid);
         if (fm_store_settle(ctx, &err) != KYTOS_OK) {
             kytos_log(ctx->napp, KYTOS_LOG_ERROR, "deleting refused flow %s: %s", fid, err.message);
             return;
@@ -554,7 +557,7 @@ static void delete_refused(struct fm_ctx *ctx, struct json_object *job, const ch
         if (!rc)
             return;
     }
-    rc = fm_store_ordered_wait_if(ctx, &del, 1, gen, ev, &err);
+    rc = fm_store_ordered_wait_if(ctx, &del, 1, (uint32_t)gen64, (uint32_t)ev64, &err);
     if (rc == 1)
         kytos_log(ctx->napp, KYTOS_LOG_INFO, "refused flow %s was written again: not deleted", fid);
     else if (rc != KYTOS_OK)

@@ -56,13 +56,16 @@ void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from
  * latest, the id becomes unknown (its confirmations check the store), so an
  * older write's confirmation is not taken for stale because of it. */
 void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen);
-/* How many ids lost their slot to another so far (see fm_latest_unchanged). */
-uint64_t fm_latest_evictions(struct fm_pending *p);
-/* 1 if no write to match_id was queued since its generation was read as gen
- * (fm_latest_get) with ev = fm_latest_evictions() read before: the slot
- * still holds gen, or, for gen 0 (unknown), still not the id and no id lost
- * its slot since (a newer write's record may have been lost with it). */
-int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint64_t ev);
+/* match_id's latest generation (0 unknown) and its slot's eviction count,
+ * read together, for fm_latest_unchanged. */
+void fm_latest_snapshot(struct fm_pending *p, const char *match_id, uint32_t *gen, uint32_t *ev);
+/* 1 if no write to match_id was queued since fm_latest_snapshot() gave gen
+ * and ev: the slot still holds gen, or, for gen 0 (unknown), still not the
+ * id and no id lost the slot since (a newer write's record may have been
+ * lost with it). */
+int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint32_t ev);
+/* fm_latest_check(expect), and on 1 the generation becomes gen, at once. */
+int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t expect, uint32_t gen);
 
 /* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
  * op's id a fresh generation, under ctx->order; gens (n of them, or NULL)
@@ -77,7 +80,7 @@ int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, siz
  * and ev (fm_latest_unchanged, checked under ctx->order with the queueing):
  * 1 when it was not (nothing written, the docs put), else its result. */
 int fm_store_ordered_wait_if(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t gen,
-                             uint64_t ev, struct kytos_error *err);
+                             uint32_t ev, struct kytos_error *err);
 /* Wait until every write queued so far is committed (a decision read from
  * the store then sees them all).  Pooled threads only. */
 int fm_store_settle(struct fm_ctx *ctx, struct kytos_error *err);

@@ -23,6 +23,7 @@ struct slot {
 struct latest {
     char mid[33];
     uint32_t gen;
+    uint32_t evictions;          /* times an id lost this slot to another */
 };
 
 struct fm_pending {
@@ -30,7 +31,6 @@ struct fm_pending {
     struct slot s[SLOTS];
     pthread_mutex_t latest_lock;
     struct latest lt[LATEST];
-    uint64_t evictions;          /* ids that lost their slot to another (latest_lock) */
     pthread_mutex_t sent_lock;
     struct fm_sent sent[SENT];   /* by FlowMod xid; xid 0 = free */
 };
@@ -118,7 +118,7 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
     if (!l)
         return;
     if (!same && l->mid[0])
-        p->evictions++;
+        l->evictions++;
     memcpy(l->mid, match_id, 33);
     l->gen = gen;
     pthread_mutex_unlock(&p->latest_lock);
@@ -137,24 +137,41 @@ uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
     return gen;
 }
 
-uint64_t fm_latest_evictions(struct fm_pending *p)
+void fm_latest_snapshot(struct fm_pending *p, const char *match_id, uint32_t *gen, uint32_t *ev)
 {
-    uint64_t n;
+    int same;
+    struct latest *l = latest_locked(p, match_id, &same);
 
-    pthread_mutex_lock(&p->latest_lock);
-    n = p->evictions;
+    *gen = *ev = 0;
+    if (!l)
+        return;
+    *gen = same ? l->gen : 0;
+    *ev = l->evictions;
     pthread_mutex_unlock(&p->latest_lock);
-    return n;
 }
 
-int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint64_t ev)
+int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint32_t ev)
 {
     int same, rc;
     struct latest *l = latest_locked(p, match_id, &same);
 
     if (!l)
         return 0;
-    rc = gen ? same && l->gen == gen : !same && p->evictions == ev;
+    rc = gen ? same && l->gen == gen : !same && l->evictions == ev;
+    pthread_mutex_unlock(&p->latest_lock);
+    return rc;
+}
+
+int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t expect, uint32_t gen)
+{
+    int same, rc;
+    struct latest *l = latest_locked(p, match_id, &same);
+
+    if (!l)
+        return -1;
+    rc = same ? l->gen == expect : -1;
+    if (rc == 1)
+        l->gen = gen;
     pthread_mutex_unlock(&p->latest_lock);
     return rc;
 }

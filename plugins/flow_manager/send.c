@@ -211,7 +211,7 @@ static void wake_waiter(void *ud, int rc, const struct kytos_error *err)
 /* Queue ops (if: only when ops[0].id is unchanged since gen, ev) and wait
  * for the commit: 1 when skipped, else the write's result. */
 static int ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t *gens,
-                        int only_if, uint32_t gen, uint64_t ev, struct kytos_error *err)
+                        int only_if, uint32_t gen, uint32_t ev, struct kytos_error *err)
 {
     struct waiter w = {.done = 0};
     size_t k;
@@ -250,7 +250,7 @@ int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, siz
 }
 
 int fm_store_ordered_wait_if(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t gen,
-                             uint64_t ev, struct kytos_error *err)
+                             uint32_t ev, struct kytos_error *err)
 {
     return ordered_wait(ctx, ops, n, NULL, 1, gen, ev, err);
 }

@@ -196,18 +196,21 @@ static int bulk(kytos_req *req, struct me *me, const char *del_key, unsigned ok_
         else
             me_evc_unref(e);
     }
-    /* refused: undo the changes already stored, last first, one EVC at a time */
+    /* refused: undo the changes already stored, last first, one EVC at a time;
+     * only what this request left there goes back (the lock was let go in
+     * between: a later request's value, already answered, stands) */
     for (i = ndone; rc != KYTOS_OK && i-- > 0;) {
         struct me_evc *e = done[i];
-        struct json_object *md;
+        struct json_object *md, *cur;
         pthread_mutex_lock(&e->lock);
         md = metadata_of(e);
         if (del_key) {
-            put_back(md, prev[i], del_key);
+            if (!json_object_object_get_ex(md, del_key, NULL))
+                put_back(md, prev[i], del_key);
         } else {
             json_object_object_foreach(body, k, v) {
-                (void)v;
-                if (strcmp(k, "circuit_ids") != 0)
+                if (strcmp(k, "circuit_ids") != 0 && json_object_object_get_ex(md, k, &cur) &&
+                    json_object_equal(cur, v))
                     put_back(md, prev[i], k);
             }
         }

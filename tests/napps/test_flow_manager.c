@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -585,15 +584,6 @@ static void *bg_request_run(void *p)
     return NULL;
 }
 
-/* Wait (bounded) until at least n store writes are queued. */
-static void await_queued(size_t n)
-{
-    int i;
-    for (i = 0; i < 10000 && kytos_test_store_queued(th) < n; i++)
-        usleep(1000);
-    ck_assert_uint_ge(kytos_test_store_queued(th), n);
-}
-
 /* A confirmation decided from the store (flow stats) while a DELETE of the
  * flow is queued but not committed: the store still says "pending", but
  * the acknowledged delete must stand, not be overwritten by "installed". */
@@ -618,9 +608,10 @@ START_TEST(stats_confirmation_never_overwrites_a_queued_delete)
 
     kytos_test_store_hold(th, 1);
     ck_assert_int_eq(pthread_create(&del.th, NULL, bg_request_run, &del), 0);
-    await_queued(1);   /* the delete's write, waiting */
+    ck_assert_int_eq(kytos_test_store_await_queued(th, 1, 10000), 0);   /* the delete's write */
     ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
-    await_queued(2);   /* whatever the confirmation queued behind it */
+    /* whatever the confirmation queues behind it */
+    ck_assert_int_eq(kytos_test_store_await_queued(th, 2, 10000), 0);
     kytos_test_store_hold(th, 0);
     ck_assert_int_eq(pthread_join(del.th, NULL), 0);
     ck_assert_uint_eq(del.status, 202);
