@@ -566,6 +566,21 @@ static int update_rules(struct json_object *body, struct json_object *doc, const
     return 0;
 }
 
+/* PATCH refused: e back to the document old (taken over), its runtime
+ * reloaded and, after a UNI change, the old UNI tags reserved again. */
+static void restore_update(struct me *me, struct me_evc *e, struct json_object *old,
+                           const struct me_snap *snap, bool uni_change)
+{
+    char ignore[64];
+
+    json_object_put(e->doc);
+    e->doc = old;
+    me_evc_load(e, snap, ignore, sizeof ignore);
+    if (uni_change)
+        reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
+                     sizeof ignore);
+}
+
 static int h_update(kytos_req *req, void *ud)
 {
     struct me *me = ud;
@@ -676,15 +691,8 @@ static int h_update(kytos_req *req, void *ud)
                           !has_tag(json_object_object_get(e->doc, "uni_z")), err, sizeof err);
     }
     if (st) {
-        /* restore the previous document, runtime and reservations */
-        char ignore[64];
-        json_object_put(e->doc);
-        e->doc = old;
+        restore_update(me, e, old, snap, uni_change);
         old = NULL;
-        me_evc_load(e, snap, ignore, sizeof ignore);
-        if (uni_change)
-            reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
-                         sizeof ignore);
         goto done;
     }
     if (e->active) {
@@ -703,19 +711,13 @@ static int h_update(kytos_req *req, void *ud)
     if (me_evc_sync(me, e) != KYTOS_OK) {
         /* not stored: back to the previous document, runtime, reservations
          * and deployment (the path it had, with its S-VLANs) */
-        char ignore[64];
         struct me_path prev;
         if (moved)
             me_undeploy(me, e);
         if (uni_change)
             release_unis(me, e);
-        json_object_put(e->doc);
-        e->doc = old;
+        restore_update(me, e, old, snap, uni_change);
         old = NULL;
-        me_evc_load(e, snap, ignore, sizeof ignore);
-        if (uni_change)
-            reserve_unis(me, e, e->a.tag.kind == ME_TAG_NONE, e->z.tag.kind == ME_TAG_NONE, ignore,
-                         sizeof ignore);
         if (moved && e->active) {
             /* loaded from the document: neither its S-VLANs nor its flows are there */
             prev = e->current;

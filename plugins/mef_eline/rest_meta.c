@@ -58,12 +58,43 @@ static int h_get_metadata(kytos_req *req, void *ud)
     return kytos_resp_json_take(req, 200, out);
 }
 
+/* Change e's metadata (add body's members, or delete key) and store it;
+ * when the store refuses, the EVC keeps its document and the answer is 500. */
+static int change_metadata(kytos_req *req, struct me *me, struct me_evc *e,
+                           struct json_object *body, const char *key, unsigned ok_status)
+{
+    struct json_object *md, *old;
+
+    pthread_mutex_lock(&e->lock);
+    if (!(old = doc_copy(e))) {
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return KYTOS_ENOMEM;
+    }
+    md = metadata_of(e);
+    if (key) {
+        json_object_object_del(md, key);
+    } else {
+        json_object_object_foreach(body, k, v) json_object_object_add(md, k, json_object_get(v));
+    }
+    if (me_evc_sync(me, e) != KYTOS_OK) {
+        restore_doc(e, old);
+        pthread_mutex_unlock(&e->lock);
+        me_evc_unref(e);
+        return kytos_resp_error(req, 500, "Failed to store the EVC");
+    }
+    json_object_put(old);
+    pthread_mutex_unlock(&e->lock);
+    me_evc_unref(e);
+    return resp_text(req, ok_status, "Operation successful");
+}
+
 /* POST v2/evc/{circuit_id}/metadata (object, checked by the spec) */
 static int h_add_metadata(kytos_req *req, void *ud)
 {
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id");
-    struct json_object *body = kytos_req_json(req), *md, *old;
+    struct json_object *body = kytos_req_json(req);
     struct me_evc *e;
 
     if (!json_object_is_type(body, json_type_object))
@@ -73,24 +104,7 @@ static int h_add_metadata(kytos_req *req, void *ud)
         me_evc_unref(e);
         return kytos_resp_error(req, 404, "circuit_id %s not found.", id);
     }
-    pthread_mutex_lock(&e->lock);
-    if (!(old = doc_copy(e))) {
-        pthread_mutex_unlock(&e->lock);
-        me_evc_unref(e);
-        return KYTOS_ENOMEM;
-    }
-    md = metadata_of(e);
-    json_object_object_foreach(body, k, v) json_object_object_add(md, k, json_object_get(v));
-    if (me_evc_sync(me, e) != KYTOS_OK) {
-        restore_doc(e, old);
-        pthread_mutex_unlock(&e->lock);
-        me_evc_unref(e);
-        return kytos_resp_error(req, 500, "Failed to store the EVC");
-    }
-    json_object_put(old);
-    pthread_mutex_unlock(&e->lock);
-    me_evc_unref(e);
-    return resp_text(req, 201, "Operation successful");
+    return change_metadata(req, me, e, body, NULL, 201);
 }
 
 /* DELETE v2/evc/{circuit_id}/metadata/{key} */
@@ -99,29 +113,12 @@ static int h_delete_metadata(kytos_req *req, void *ud)
     struct me *me = ud;
     const char *id = kytos_req_param(req, "circuit_id"), *key = kytos_req_param(req, "key");
     struct me_evc *e = me_evc_get(me, id);
-    struct json_object *old;
 
     if (!e || e->archived) {
         me_evc_unref(e);
         return kytos_resp_error(req, 404, "circuit_id %s not found.", id);
     }
-    pthread_mutex_lock(&e->lock);
-    if (!(old = doc_copy(e))) {
-        pthread_mutex_unlock(&e->lock);
-        me_evc_unref(e);
-        return KYTOS_ENOMEM;
-    }
-    json_object_object_del(metadata_of(e), key);
-    if (me_evc_sync(me, e) != KYTOS_OK) {
-        restore_doc(e, old);
-        pthread_mutex_unlock(&e->lock);
-        me_evc_unref(e);
-        return kytos_resp_error(req, 500, "Failed to store the EVC");
-    }
-    json_object_put(old);
-    pthread_mutex_unlock(&e->lock);
-    me_evc_unref(e);
-    return resp_text(req, 200, "Operation successful");
+    return change_metadata(req, me, e, NULL, key, 200);
 }
 
 /* Metadata member k of md back to its value in prev, or gone when prev had none. */

@@ -14,9 +14,8 @@ from kytosd_harness import Kytosd, Tap  # noqa: E402
 t = Tap()
 
 
-def raw(port, data, timeout=5):
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    s.sendall(data)
+def read_until_closed(s):
+    """What s receives until the peer closes it or it times out."""
     out = b""
     try:
         while True:
@@ -26,6 +25,13 @@ def raw(port, data, timeout=5):
             out += chunk
     except socket.timeout:
         pass
+    return out
+
+
+def raw(port, data, timeout=5):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.sendall(data)
+    out = read_until_closed(s)
     s.close()
     return out
 
@@ -44,17 +50,10 @@ def big_body_answer(port, size):
             pass
     th = threading.Thread(target=send_body)
     th.start()
-    out = b""
     try:
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            out += chunk
+        out = read_until_closed(s)
     except ConnectionResetError:
         out = b"RESET"
-    except socket.timeout:
-        pass
     th.join()
     s.close()
     return out
