@@ -96,6 +96,18 @@ static struct json_object *stored(const char *query, const char *dpid, kytos_tes
     return list;
 }
 
+/* GET stored_flows?query holds n flows of dpid (0: dpid absent). */
+static void expect_stored(const char *query, const char *dpid, size_t n)
+{
+    kytos_test_resp *s;
+    struct json_object *list = stored(query, dpid, &s);
+    size_t got = list ? json_object_array_length(list) : 0;
+
+    ck_assert_msg(got == n && (n > 0) == (list != NULL), "stored_flows%s: %zu flows of %s, want %zu",
+                  query, got, dpid, n);
+    kytos_test_resp_free(s);
+}
+
 static const char *field(struct json_object *o, const char *k)
 {
     struct json_object *v;
@@ -233,10 +245,7 @@ START_TEST(switch_errors_become_flow_error)
     ck_assert_str_eq(field(e, "error_command"), "add");
     ck_assert_str_eq(field(e, "error_exception"), "switch " S1 " is not connected");
     ck_assert_str_eq(field(json_object_object_get(e, "flow"), "id"), BENCH_FLOW_ID);
-    list = stored("?dpid=" S1, S1, &s);
-    ck_assert_ptr_nonnull(list);
-    ck_assert_uint_eq(json_object_array_length(list), 1);
-    kytos_test_resp_free(s);
+    expect_stored("?dpid=" S1, S1, 1);
 }
 END_TEST
 
@@ -295,10 +304,7 @@ START_TEST(disconnected_switch_is_424_unless_force)
     expect_error("POST", FM "v2/flows/" S2, body, 424,
                  "switch 00:00:00:00:00:00:00:02 isn't connected");
     /* Kytos stores before it sends: the flow stays pending */
-    list = stored("?dpid=" S2 "&state=pending", S2, &s);
-    ck_assert_ptr_nonnull(list);
-    ck_assert_uint_eq(json_object_array_length(list), 1);
-    kytos_test_resp_free(s);
+    expect_stored("?dpid=" S2 "&state=pending", S2, 1);
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
                                 "{\"force\":true,\"flows\":[{\"priority\":8}]}"),
                       202);
@@ -323,10 +329,7 @@ START_TEST(disconnected_switch_is_424_unless_force)
         kytos_test_resp_free(s);
         ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
         ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-        list = stored("?dpid=" S2 "&state=installed", S2, &s);
-        ck_assert_ptr_nonnull(list);
-        ck_assert_uint_eq(json_object_array_length(list), 1);
-        kytos_test_resp_free(s);
+        expect_stored("?dpid=" S2 "&state=installed", S2, 1);
         ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), before + 1);
         added = json_object_object_get(kytos_test_published(th, "kytos/flow_manager.flow.added", before),
                                        "flow");
@@ -428,9 +431,7 @@ START_TEST(cookie_uint64_round_trip_and_ranges)
     ck_assert_int_eq(json_object_get_int(json_object_object_get(flow, "priority")), 6);
     kytos_test_resp_free(s);
 
-    list = stored("?cookie_range=0&cookie_range=10", S3, &s);
-    ck_assert_ptr_null(list);
-    kytos_test_resp_free(s);
+    expect_stored("?cookie_range=0&cookie_range=10", S3, 0);
     expect_error("GET", FM "v2/stored_flows?cookie_range=1", NULL, 400,
                  "Expected cookies length to be even");
     expect_error("GET", FM "v2/stored_flows?cookie_range=a&cookie_range=2", NULL, 400,
@@ -441,7 +442,6 @@ END_TEST
 START_TEST(stored_flows_filters_by_dpid_and_state)
 {
     kytos_test_resp *s;
-    struct json_object *list;
 
     ck_assert_uint_eq(status_of("POST", FM "v2/flows",
                                 "{\"switches\":[\"" S1 "\",\"" S2 "\"],\"flows\":[{\"priority\":"
@@ -452,21 +452,13 @@ START_TEST(stored_flows_filters_by_dpid_and_state)
     ck_assert(json_object_object_get_ex(kytos_test_resp_json(s), S1, NULL));
     ck_assert(!json_object_object_get_ex(kytos_test_resp_json(s), S2, NULL));
     kytos_test_resp_free(s);
-    list = stored("?dpid=" S1 "&dpid=" S2 "&state=installed", S2, &s);
-    ck_assert_ptr_nonnull(list);
-    ck_assert_uint_eq(json_object_array_length(list), 1);
-    kytos_test_resp_free(s);
-    list = stored("?state=deleted", S1, &s);
-    ck_assert_ptr_null(list);
-    kytos_test_resp_free(s);
+    expect_stored("?dpid=" S1 "&dpid=" S2 "&state=installed", S2, 1);
+    expect_stored("?state=deleted", S1, 0);
 }
 END_TEST
 
 START_TEST(delete_soft_deletes_matching_flows)
 {
-    kytos_test_resp *s;
-    struct json_object *list;
-
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
                                 "{\"flows\":[{\"priority\":9,\"cookie\":12249790986447749121,"
                                 "\"match\":{\"in_port\":4,\"dl_vlan\":7}},{\"priority\":9,"
@@ -478,21 +470,14 @@ START_TEST(delete_soft_deletes_matching_flows)
                                 "\"cookie_mask\":18446744073709551615}]}"),
                       202);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    list = stored("?state=deleted", S1, &s);
-    ck_assert_ptr_nonnull(list);
-    ck_assert_uint_eq(json_object_array_length(list), 1);
-    kytos_test_resp_free(s);
-    list = stored("?state=installed", S1, &s);
-    ck_assert_uint_eq(json_object_array_length(list), 1);
-    kytos_test_resp_free(s);
+    expect_stored("?state=deleted", S1, 1);
+    expect_stored("?state=installed", S1, 1);
     /* a delete by match (non-strict): in_port 5 goes too */
     ck_assert_uint_eq(status_of("POST", FM "v2/delete/" S1,
                                 "{\"flows\":[{\"match\":{\"in_port\":5}}]}"),
                       202);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    list = stored("?state=installed&state=pending", S1, &s);
-    ck_assert_ptr_null(list);
-    kytos_test_resp_free(s);
+    expect_stored("?state=installed&state=pending", S1, 0);
 }
 END_TEST
 
@@ -551,21 +536,16 @@ END_TEST
 /* A store that fails the write: 500, nothing stored, nothing sent. */
 START_TEST(store_failure_is_500_and_sends_nothing)
 {
-    kytos_test_resp *s;
-    struct json_object *list;
 
     ck_assert_int_eq(kytos_test_store_fail(th, "flows", KYTOS_EIO, 1), 0);
     expect_error("POST", FM "v2/flows/" S1, BENCH_BODY, 500, "Failed to store flows: injected failure");
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"), 0);
-    ck_assert_ptr_null(stored("", S1, &s));
-    kytos_test_resp_free(s);
+    expect_stored("", S1, 0);
     /* the next one is stored and confirmed */
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, BENCH_BODY), 202);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    list = stored("?state=installed", S1, &s);
-    ck_assert_msg(list && json_object_array_length(list) == 1, "not stored and confirmed");
-    kytos_test_resp_free(s);
+    expect_stored("?state=installed", S1, 1);
 }
 END_TEST
 
@@ -616,11 +596,8 @@ START_TEST(stats_confirmation_never_overwrites_a_queued_delete)
     ck_assert_int_eq(pthread_join(del.th, NULL), 0);
     ck_assert_uint_eq(del.status, 202);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    list = stored("?state=deleted", S2, &s);
-    ck_assert_msg(list && json_object_array_length(list) == 1, "the acknowledged delete was lost");
-    kytos_test_resp_free(s);
-    ck_assert_ptr_null(stored("?state=installed&state=pending", S2, &s));
-    kytos_test_resp_free(s);
+    expect_stored("?state=deleted", S2, 1);   /* (else the acknowledged delete was lost) */
+    expect_stored("?state=installed&state=pending", S2, 0);
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.flow.added"), 0);
 }
 END_TEST
