@@ -42,6 +42,7 @@ struct kh_acceptor {
     pthread_t th;
     kh_accept_fn add;
     void *ud;
+    kh_poll_fn poll;         /* poll(2), or a test's */
     struct lingering linger[LINGER_MAX];
     size_t nlinger;
     struct pollfd pfd[2 + LINGER_MAX];
@@ -106,6 +107,22 @@ static void linger_sweep(struct kh_acceptor *a, const struct pollfd *polled, int
     a->nlinger = j;
 }
 
+/* A failure the loop waits out (out of descriptors or memory, a
+ * listening socket in error): logged at most once a second, then a pause,
+ * so the loop neither spins nor ends.  Ending it would leave kytosd
+ * running and answering nobody. */
+static void pause_after(const char *what, int64_t *last_log)
+{
+    struct timespec ts = {0, 10 * 1000000L};
+    int64_t t = mono_ms();
+
+    if (t - *last_log >= 1000) {
+        *last_log = t;
+        kh_log(LOGGER, KH_WARNING, "accept loop: %s: %s (retrying)", what, strerror(errno));
+    }
+    nanosleep(&ts, NULL);
+}
+
 static void *acceptor_main(void *arg)
 {
     struct kh_acceptor *a = arg;
@@ -126,11 +143,10 @@ static void *acceptor_main(void *arg)
             if (timeout < 0 || left < timeout)
                 timeout = left < 0 ? 0 : (int)left;
         }
-        if (poll(p, 2 + a->nlinger, timeout) < 0) {
-            if (errno == EINTR)
-                continue;
-            kh_log(LOGGER, KH_ERROR, "accept loop: poll failed: %s", strerror(errno));
-            break;
+        if (a->poll(p, 2 + a->nlinger, timeout) < 0) {
+            if (errno != EINTR)
+                pause_after("poll failed", &last_log);
+            continue;
         }
         if (p[1].revents)
             break;
@@ -149,24 +165,18 @@ static void *acceptor_main(void *arg)
             }
             if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
                 continue;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                /* out of descriptors or memory: leave them queued, retry soon */
-                struct timespec ts = {0, 10 * 1000000L};
-                int64_t t = mono_ms();
-                if (t - last_log >= 1000) {
-                    last_log = t;
-                    kh_log(LOGGER, KH_WARNING, "cannot accept connections: %s", strerror(errno));
-                }
-                nanosleep(&ts, NULL);
-            }
-            break;   /* EAGAIN: nothing more for now */
+            /* out of descriptors or memory, or anything else unexpected:
+             * leave them queued and retry soon; EAGAIN: nothing more now */
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                pause_after("cannot accept connections", &last_log);
+            break;
         }
     }
     return NULL;
 }
 
-struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud, char *err,
-                                      size_t errlen)
+struct kh_acceptor *kh_acceptor_start_with(int listen_fd, kh_accept_fn add, void *ud,
+                                           kh_poll_fn poll_fn, char *err, size_t errlen)
 {
     struct kh_acceptor *a = calloc(1, sizeof *a);
 
@@ -177,6 +187,7 @@ struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud,
     a->fd = listen_fd;
     a->add = add;
     a->ud = ud;
+    a->poll = poll_fn ? poll_fn : poll;
     if (pipe2(a->stop_pipe, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "accept loop: pipe: %s", strerror(errno));
         free(a);
@@ -207,4 +218,10 @@ void kh_acceptor_stop(struct kh_acceptor *a)
     close(a->stop_pipe[0]);
     close(a->stop_pipe[1]);
     free(a);
+}
+
+struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud, char *err,
+                                      size_t errlen)
+{
+    return kh_acceptor_start_with(listen_fd, add, ud, NULL, err, errlen);
 }

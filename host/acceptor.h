@@ -17,6 +17,12 @@ typedef int (*kh_accept_fn)(void *ud, int fd, const struct sockaddr *addr, sockl
 /* listen_fd stays the caller's (closed after kh_acceptor_stop). */
 struct kh_acceptor *kh_acceptor_start(int listen_fd, kh_accept_fn add, void *ud, char *err,
                                       size_t errlen);
+
+/* The same with poll(2) replaced (tests: a poll that fails). */
+struct pollfd;
+typedef int (*kh_poll_fn)(struct pollfd *fds, unsigned long nfds, int timeout);
+struct kh_acceptor *kh_acceptor_start_with(int listen_fd, kh_accept_fn add, void *ud,
+                                           kh_poll_fn poll_fn, char *err, size_t errlen);
 /* Returns once the thread is gone: nothing more is accepted. */
 void kh_acceptor_stop(struct kh_acceptor *a);
 

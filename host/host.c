@@ -308,6 +308,7 @@ struct json_object *kh_host_status(kh_host *h)
     json_object_object_add(http, "rejected_503", json_object_new_int64((int64_t)atomic_load(&h->rejected_503)));
     json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->rejected_429)));
     json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->timeouts_504)));
+    json_object_object_add(http, "reclaimed_idle", json_object_new_int64((int64_t)atomic_load(&h->reclaimed_idle)));
     json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->errors_500)));
     json_object_object_add(http, "overload", kh_shed_status(h));
     json_object_object_add(o, "http", http);

@@ -75,6 +75,7 @@ struct kh_host {
 
     /* counters */
     atomic_uint_fast64_t served, errors_500, rejected_503, rejected_429, timeouts_504;
+    atomic_uint_fast64_t reclaimed_idle;   /* idle connections closed to make room */
     /* the HTTP server has stopped: an answer finished later (a handler past
      * shutdown_timeout_ms) must not resume its connection, which
      * libmicrohttpd has freed; http_resuming: resumes under way */

@@ -11,6 +11,7 @@
 #include "http_server.h"
 #include "acceptor.h"
 #include "connlimit.h"
+#include "idle_conns.h"
 #include "log.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,6 +39,8 @@ struct kh_http {
     int listen_fd;
     struct kh_acceptor *acc;     /* our accept loop (acceptor.c) */
     struct kh_connlimit *limits; /* api_max_connections, api_per_ip_connection_limit */
+    struct kh_idle_conns *idle;  /* connections between requests (idle_conns.h) */
+    int64_t reclaim_idle_ms;     /* api_reclaim_idle_ms: -1 never */
     atomic_int_fast64_t refused_log_ms;
 };
 
@@ -74,6 +77,16 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
     char peer[INET6_ADDRSTRLEN], body[256];
     int64_t now, last;
 
+    if (v == KH_CONN_TOTAL && s->reclaim_idle_ms >= 0) {
+        /* every slot taken: the connection idle the longest gives its
+         * slot, if it has been idle long enough (idle_conns.h) */
+        struct sockaddr_storage old;
+        if (kh_idle_reclaim(s->idle, kh_mono_ns() / 1000000, s->reclaim_idle_ms, &old) == 0) {
+            kh_connlimit_put(s->limits, (const struct sockaddr *)&old);
+            atomic_fetch_add(&s->host->reclaimed_idle, 1);
+            v = kh_connlimit_take(s->limits, addr);
+        }
+    }
     if (v == KH_CONN_OK) {
         /* on failure (memory) libmicrohttpd closes fd itself */
         if (MHD_add_connection(s->d, fd, addr, len) != MHD_YES)
@@ -168,6 +181,20 @@ static const struct kh_transport http_transport = {http_header, http_complete};
 /* A request's client address as text: the size of kytos_req's peer. */
 #define PEER_LEN sizeof(((kytos_req *)0)->peer)
 
+/* Per connection (libmicrohttpd's socket context): its address as text,
+ * made once (inet_ntop formats with sprintf: 1-2% of a small request's
+ * CPU, every request), and its place among the idle ones. */
+struct conn_rec {
+    char peer[PEER_LEN];
+    struct kh_idle_link link;
+};
+
+static struct conn_rec *conn_rec_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
 /* The client's address as text, into out[PEER_LEN] (empty if unknown). */
 static void peer_text(struct MHD_Connection *conn, char *out)
 {
@@ -181,7 +208,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     struct kh_http *s = cls;
     kytos_req *r = kh_req_new(s->host, &http_transport, NULL);
     struct http_ctx *c;
-    const union MHD_ConnectionInfo *ci;
+    struct conn_rec *rec;
 
     if (!r)
         return NULL;
@@ -198,13 +225,12 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     if (c->raw_target)
         strcpy(c->raw_target, uri);
     r->tp_ctx = c;
-    /* the connection's address text, made once when it opened (inet_ntop
-     * formats with sprintf: 1-2% of a small request's CPU, every request) */
-    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    if (ci && ci->socket_context)
-        memcpy(r->peer, ci->socket_context, PEER_LEN);
-    else
+    if ((rec = conn_rec_of(conn))) {
+        memcpy(r->peer, rec->peer, PEER_LEN);
+        kh_idle_leave(s->idle, &rec->link);   /* busy until answered */
+    } else {
         peer_text(conn, r->peer);
+    }
     return r;
 }
 
@@ -347,8 +373,10 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 {
     kytos_req *r = *con_cls;
     struct kh_http *s = cls;
-    (void)conn;
+    struct conn_rec *rec = conn_rec_of(conn);
     (void)toe;
+    if (rec)
+        kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
     if (r) {
         atomic_fetch_sub(&s->live, 1);
         struct http_ctx *c = r->tp_ctx;
@@ -364,20 +392,35 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
 {
     struct kh_http *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        /* NULL when out of memory: uri_log then formats it per request */
-        char *peer = calloc(1, PEER_LEN);
-        if (peer)
-            peer_text(conn, peer);
-        *socket_context = peer;
+        /* NULL when out of memory: uri_log then formats the address per
+         * request, and the connection is never reclaimed */
+        struct conn_rec *rec = calloc(1, sizeof *rec);
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (rec) {
+            peer_text(conn, rec->peer);
+            rec->link.fd = fd ? fd->connect_fd : -1;
+            if (ci && ci->client_addr)
+                memcpy(&rec->link.addr, ci->client_addr,
+                       ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                              : sizeof(struct sockaddr_in));
+            /* idle until its first request line is read */
+            kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
+        }
+        *socket_context = rec;
         atomic_fetch_add(&s->connections, 1);
         atomic_fetch_add(&s->connections_total, 1);
     } else {
+        /* (libmicrohttpd closes the descriptor after this returns) */
+        struct conn_rec *rec = *socket_context;
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        free(*socket_context);
+        bool given = rec && kh_idle_closed(s->idle, &rec->link);
+        free(rec);
         *socket_context = NULL;
         atomic_fetch_sub(&s->connections, 1);
-        kh_connlimit_put(s->limits, ci ? ci->client_addr : NULL);
+        if (!given)   /* a reclaimed one's slot went to a new client */
+            kh_connlimit_put(s->limits, ci ? ci->client_addr : NULL);
     }
 }
 
@@ -509,12 +552,18 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     max_conns = config_count(cfg, "api_max_connections", 4096);
     raise_fd_limit(max_conns);
     s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024));
-    if (!s->limits) {
+    s->idle = kh_idle_conns_new();
+    if (!s->limits || !s->idle) {
         snprintf(err, errlen, "out of memory");
         close(s->listen_fd);
+        kh_connlimit_free(s->limits);
+        kh_idle_conns_free(s->idle);
         free(s);
         return NULL;
     }
+    s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms", 1000);
+    if (s->reclaim_idle_ms < 0)
+        s->reclaim_idle_ms = -1;
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, access_handler, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
@@ -536,6 +585,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
                  (long long)port);
         close(s->listen_fd);
         kh_connlimit_free(s->limits);
+        kh_idle_conns_free(s->idle);
         free(s);
         return NULL;
     }
@@ -549,6 +599,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         MHD_stop_daemon(s->d);
         close(s->listen_fd);
         kh_connlimit_free(s->limits);
+        kh_idle_conns_free(s->idle);
         free(s);
         return NULL;
     }
@@ -596,6 +647,7 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
         sched_yield();
     MHD_stop_daemon(s->d);
     kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */
+    kh_idle_conns_free(s->idle);
     free(s);
 }
 

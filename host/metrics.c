@@ -71,6 +71,8 @@ static int metrics_get(kytos_req *r, void *ud)
     put(&o, "kytos_http_rejected_total{code=\"503\"} %lld\n", (long long)geti(http, "rejected_503"));
     put(&o, "kytos_http_rejected_total{code=\"429\"} %lld\n", (long long)geti(http, "rejected_429"));
     put(&o, "kytos_http_timeouts_total %lld\n", (long long)geti(http, "timeouts_504"));
+    put(&o, "# TYPE kytos_http_reclaimed_idle_total counter\nkytos_http_reclaimed_idle_total %lld\n",
+        (long long)geti(http, "reclaimed_idle"));
     put(&o, "kytos_http_errors_500_total %lld\n", (long long)geti(http, "errors_500"));
     put(&o, "kytos_uptime_seconds %lld\n", (long long)geti(st, "uptime_seconds"));
     put(&o, "kytos_log_dropped_total %lld\n", (long long)geti(st, "log_dropped"));

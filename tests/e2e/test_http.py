@@ -467,7 +467,8 @@ def connection_limits():
     for settings, want, text in (
             ({"api_per_ip_connection_limit": 3}, 429,
              b"Too Many Requests: more than 3 connections from 127.0.0.1"),
-            ({"api_max_connections": 3}, 503, b"Service Unavailable")):
+            # (idle connections never give their slot here: see below)
+            ({"api_max_connections": 3, "api_reclaim_idle_ms": -1}, 503, b"Service Unavailable")):
         k = Kytosd(napps=["hello.so"], settings=settings)
         try:
             idle = [socket.create_connection(("127.0.0.1", k.port), timeout=5) for _ in range(3)]
@@ -492,8 +493,55 @@ def connection_limits():
             k.cleanup()
 
 
+def idle_connections_give_their_slots():
+    # at api_max_connections a new client takes the slot of the connection
+    # idle the longest (here: any idle one), which is closed cleanly; one
+    # with a request under way keeps its slot
+    hello = b"GET /api/kytos/hello/v1/ HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    def connect_and_get():
+        s = socket.create_connection(("127.0.0.1", k.port), timeout=5)
+        s.sendall(hello)
+        return s, s.recv(4096)
+
+    def closed_by_peer(s):
+        try:
+            return s.recv(1) == b""
+        except OSError:
+            return False
+
+    k = Kytosd(napps=["hello.so"], settings={"api_max_connections": 3, "api_reclaim_idle_ms": 0})
+    try:
+        a, _ = connect_and_get()
+        b, _ = connect_and_get()
+        # busy: its headers read (the 100 Continue says so), its body to come
+        busy = socket.create_connection(("127.0.0.1", k.port), timeout=5)
+        busy.sendall(b"POST /api/kytos/hello/v1/ HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n")
+        cont = busy.recv(4096)
+        n1, got1 = connect_and_get()   # takes a's slot
+        n2, got2 = connect_and_get()   # b's
+        n3, got3 = connect_and_get()   # n1's, idle longer than busy has been busy
+        t.ok(b" 100 " in cont and all(g.startswith(b"HTTP/1.1 200 ") for g in (got1, got2, got3)),
+             "new clients served at the limit", (cont, got1[:20], got2[:20], got3[:20]))
+        t.ok([closed_by_peer(s) for s in (a, b, n1)] == [True, True, True],
+             "the connections idle the longest were closed cleanly")
+        busy.sendall(b"{}")
+        ans = busy.recv(4096)
+        t.ok(ans.startswith(b"HTTP/1.1 400 "), "the busy one kept its slot and got its answer", ans[:60])
+        st, h, js, data = k.request("GET", "/api/kytos/core/status/")   # takes n2's
+        got = (js or {}).get("http", {}).get("reclaimed_idle")
+        t.ok(st == 200 and got == 4, "the status counts the reclaimed connections", (st, got))
+        for s in (a, b, busy, n1, n2, n3):
+            s.close()
+    finally:
+        k.stop()
+        k.cleanup()
+
+
 for fn in (basics, loader, overload_and_shutdown, queue_shedding, queued_past_deadline,
-           shutdown_past_a_handler, crash_guard, rate_limit, connection_limits):
+           shutdown_past_a_handler, crash_guard, rate_limit, connection_limits,
+           idle_connections_give_their_slots):
     try:
         fn()
     except Exception as e:  # a crash of the harness is a failure, not a silent pass

@@ -2,13 +2,21 @@
  * router, request targets and queries, kytos.conf, work pools, strict JSON. */
 #include "check_tap.h"
 #include "host/conf.h"
+#include "host/acceptor.h"
 #include "host/connlimit.h"
+#include "host/idle_conns.h"
 #include "host/request.h"
 #include "host/router.h"
 #include "host/workpool.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -262,6 +270,119 @@ START_TEST(connection_limits_count_per_address_and_in_total)
 }
 END_TEST
 
+/* The oldest idle connection goes first, and only once it has been idle
+ * long enough; a busy one is never taken; a taken one's peer reads the end
+ * of the stream, and its close reports its slot as given away. */
+START_TEST(idle_connections_are_reclaimed_oldest_first)
+{
+    struct kh_idle_conns *set = kh_idle_conns_new();
+    struct kh_idle_link l[3] = {{0}};
+    int sv[3][2];
+    struct sockaddr_storage got;
+    struct sockaddr_in want = v4("10.0.0.2", 7);
+    char c;
+
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+        l[i].fd = sv[i][0];
+        memcpy(&l[i].addr, &want, sizeof want);
+        ((struct sockaddr_in *)&l[i].addr)->sin_port = htons((uint16_t)i);
+    }
+    kh_idle_enter(set, &l[0], 100);
+    kh_idle_enter(set, &l[1], 200);
+    kh_idle_enter(set, &l[2], 300);
+    ck_assert_uint_eq(kh_idle_count(set), 3);
+    kh_idle_leave(set, &l[0]);   /* a request began on the oldest */
+    ck_assert_int_eq(kh_idle_reclaim(set, 1150, 1000, &got), -1);   /* l[1] idle 950 ms */
+    ck_assert_int_eq(kh_idle_reclaim(set, 1200, 1000, &got), 0);
+    ck_assert_int_eq(ntohs(((struct sockaddr_in *)&got)->sin_port), 1);
+    ck_assert_int_eq(recv(sv[1][1], &c, 1, MSG_DONTWAIT), 0);   /* shut down: end of stream */
+    ck_assert_int_eq(recv(sv[2][1], &c, 1, MSG_DONTWAIT), -1);  /* the others untouched */
+    ck_assert_int_eq(errno, EAGAIN);
+    kh_idle_enter(set, &l[1], 1300);   /* its answer, after: it stays off */
+    ck_assert_uint_eq(kh_idle_count(set), 1);
+    ck_assert_int_eq(kh_idle_reclaim(set, 1300, 1000, &got), 0);   /* l[2], idle since 300 */
+    ck_assert_int_eq(ntohs(((struct sockaddr_in *)&got)->sin_port), 2);
+    ck_assert_int_eq(kh_idle_reclaim(set, 9999, 0, &got), -1);   /* l[0] is busy */
+    kh_idle_enter(set, &l[0], 2000);
+    ck_assert(!kh_idle_closed(set, &l[0]));   /* closed by its client: its own slot */
+    ck_assert(kh_idle_closed(set, &l[1]));
+    ck_assert(kh_idle_closed(set, &l[2]));
+    ck_assert_uint_eq(kh_idle_count(set), 0);
+    ck_assert_int_eq(kh_idle_reclaim(set, 9999, 0, &got), -1);
+    for (int i = 0; i < 3; i++) {
+        close(sv[i][0]);
+        close(sv[i][1]);
+    }
+    kh_idle_conns_free(set);
+}
+END_TEST
+
+/* ---- the accept loop outlives a failing poll ---- */
+
+static atomic_int poll_failures;
+
+static int failing_poll(struct pollfd *fds, unsigned long nfds, int timeout)
+{
+    if (atomic_fetch_sub(&poll_failures, 1) > 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return poll(fds, nfds, timeout);
+}
+
+struct accepted {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int fd;
+};
+
+static int on_accept(void *ud, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    struct accepted *a = ud;
+    (void)addr;
+    (void)len;
+    pthread_mutex_lock(&a->mu);
+    a->fd = fd;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    return 0;
+}
+
+START_TEST(accept_loop_survives_poll_failures)
+{
+    struct accepted a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1};
+    struct sockaddr_in sa = v4("127.0.0.1", 0);
+    socklen_t sl = sizeof sa;
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), cfd;
+    struct kh_acceptor *acc;
+    struct timespec deadline;
+    char err[128];
+
+    ck_assert_int_ge(lfd, 0);
+    ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(lfd, 8), 0);
+    ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+    atomic_store(&poll_failures, 3);
+    acc = kh_acceptor_start_with(lfd, on_accept, &a, failing_poll, err, sizeof err);
+    ck_assert_ptr_nonnull(acc);
+    cfd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(cfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    pthread_mutex_lock(&a.mu);
+    while (a.fd < 0 && pthread_cond_timedwait(&a.cv, &a.mu, &deadline) == 0)
+        ;
+    pthread_mutex_unlock(&a.mu);
+    ck_assert_int_ge(a.fd, 0);   /* accepted after the failures */
+    ck_assert_int_le(atomic_load(&poll_failures), 0);
+    kh_acceptor_stop(acc);
+    close(a.fd);
+    close(cfd);
+    close(lfd);
+}
+END_TEST
+
 START_TEST(body_cap_is_enforced)
 {
     kytos_req *r = kh_req_new(NULL, &tp, NULL);
@@ -422,6 +543,8 @@ int main(void)
     tcase_add_test(tc, headers_are_copies_that_outlive_the_answer);
     tcase_add_test(tc, query_pairs_are_bounded);
     tcase_add_test(tc, connection_limits_count_per_address_and_in_total);
+    tcase_add_test(tc, idle_connections_are_reclaimed_oldest_first);
+    tcase_add_test(tc, accept_loop_survives_poll_failures);
     tcase_add_test(tc, body_cap_is_enforced);
     tcase_add_test(tc, strict_json_messages);
     tcase_add_test(tc, conf_reads_kytos_ini);
