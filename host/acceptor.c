@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct kh_acceptor {
     kh_accept_fn add;
     void *ud;
     kh_poll_fn poll;         /* poll(2), or a test's */
+    atomic_int stopping;     /* seen even while poll keeps failing */
     struct lingering linger[LINGER_MAX];
     size_t nlinger;
     struct pollfd pfd[2 + LINGER_MAX];
@@ -143,6 +145,8 @@ static void *acceptor_main(void *arg)
             if (timeout < 0 || left < timeout)
                 timeout = left < 0 ? 0 : (int)left;
         }
+        if (atomic_load(&a->stopping))
+            break;
         if (a->poll(p, 2 + a->nlinger, timeout) < 0) {
             if (errno != EINTR)
                 pause_after("poll failed", &last_log);
@@ -210,6 +214,7 @@ void kh_acceptor_stop(struct kh_acceptor *a)
 
     if (!a)
         return;
+    atomic_store(&a->stopping, 1);
     while (write(a->stop_pipe[1], &x, 1) < 0 && errno == EINTR)
         ;
     pthread_join(a->th, NULL);

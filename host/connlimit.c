@@ -115,6 +115,19 @@ enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct soc
     return v;
 }
 
+int kh_connlimit_ip_full(struct kh_connlimit *cl, const struct sockaddr *addr)
+{
+    unsigned char key[17];
+    struct peer **pp;
+    int full = 0;
+
+    pthread_mutex_lock(&cl->mu);
+    if (cl->max_per_ip && key_of(addr, key) == 0 && *(pp = slot(cl, key)))
+        full = (*pp)->count >= cl->max_per_ip;
+    pthread_mutex_unlock(&cl->mu);
+    return full;
+}
+
 void kh_connlimit_put(struct kh_connlimit *cl, const struct sockaddr *addr)
 {
     unsigned char key[17];

@@ -22,6 +22,8 @@ void kh_connlimit_free(struct kh_connlimit *cl);
 
 /* Count one more connection from addr, or refuse it (nothing counted). */
 enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct sockaddr *addr);
+/* Whether addr is at the per-address limit now (nothing counted). */
+int kh_connlimit_ip_full(struct kh_connlimit *cl, const struct sockaddr *addr);
 /* One connection taken for addr is gone. */
 void kh_connlimit_put(struct kh_connlimit *cl, const struct sockaddr *addr);
 

@@ -77,9 +77,11 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
     char peer[INET6_ADDRSTRLEN], body[256];
     int64_t now, last;
 
-    if (v == KH_CONN_TOTAL && s->reclaim_idle_ms >= 0) {
+    if (v == KH_CONN_TOTAL && s->reclaim_idle_ms >= 0 && !kh_connlimit_ip_full(s->limits, addr)) {
         /* every slot taken: the connection idle the longest gives its
-         * slot, if it has been idle long enough (idle_conns.h) */
+         * slot, if it has been idle long enough (idle_conns.h); not for a
+         * client that its own limit refuses anyway.  (This thread is the
+         * only one that takes slots: the check still holds below.) */
         struct sockaddr_storage old;
         if (kh_idle_reclaim(s->idle, kh_mono_ns() / 1000000, s->reclaim_idle_ms, &old) == 0) {
             kh_connlimit_put(s->limits, (const struct sockaddr *)&old);
@@ -133,8 +135,11 @@ static int listen_on(const struct sockaddr_storage *ss, socklen_t sl, int backlo
     return fd;
 }
 
+struct conn_rec;
+
 struct http_ctx {
     struct MHD_Connection *conn;
+    struct conn_rec *rec;    /* its connection's (NULL when out of memory) */
     char *raw_target;
     atomic_int ready;        /* response final */
     atomic_int resume_owed;  /* an inline handler deferred: suspended, not yet resumed */
@@ -227,7 +232,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     r->tp_ctx = c;
     if ((rec = conn_rec_of(conn))) {
         memcpy(r->peer, rec->peer, PEER_LEN);
-        kh_idle_leave(s->idle, &rec->link);   /* busy until answered */
+        c->rec = rec;
     } else {
         peer_text(conn, r->peer);
     }
@@ -320,6 +325,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         const char *cl;
 
         c->started = 1;
+        /* its headers are all in: busy until answered.  Before, it stays
+         * reclaimable, so a client that trickles its headers (slowloris)
+         * cannot keep a slot from a new one at the limit. */
+        if (c->rec && s->reclaim_idle_ms >= 0)
+            kh_idle_leave(s->idle, &c->rec->link);
         st = c->raw_target ? (unsigned)kh_req_set_target(r, method, c->raw_target, err, sizeof err) : 500;
         if (st) {
             kh_req_set_error(r, st, c->raw_target ? err : "out of memory");
@@ -374,8 +384,8 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
     kytos_req *r = *con_cls;
     struct kh_http *s = cls;
     struct conn_rec *rec = conn_rec_of(conn);
-    (void)toe;
-    if (rec)
+    /* answered, and the connection stays open: idle from now */
+    if (rec && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && s->reclaim_idle_ms >= 0)
         kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
     if (r) {
         atomic_fetch_sub(&s->live, 1);
@@ -404,8 +414,9 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
                 memcpy(&rec->link.addr, ci->client_addr,
                        ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                                               : sizeof(struct sockaddr_in));
-            /* idle until its first request line is read */
-            kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
+            /* idle until its first request's headers are in */
+            if (s->reclaim_idle_ms >= 0)
+                kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
         }
         *socket_context = rec;
         atomic_fetch_add(&s->connections, 1);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 struct kh_idle_conns {
     pthread_mutex_t mu;
@@ -86,23 +87,36 @@ bool kh_idle_closed(struct kh_idle_conns *set, struct kh_idle_link *l)
     return reclaimed;
 }
 
+/* Bytes wait unread on it: a request is arriving, not idle. */
+static bool has_input(int fd)
+{
+    char c;
+    return fd >= 0 && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/* How many candidates with input to pass over at most, under the lock. */
+#define RECLAIM_LOOK 16
+
 int kh_idle_reclaim(struct kh_idle_conns *set, int64_t now_ms, int64_t min_idle_ms,
                     struct sockaddr_storage *addr)
 {
     struct kh_idle_link *l;
-    int rc = -1;
+    int rc = -1, looked = 0;
 
     pthread_mutex_lock(&set->mu);
-    l = set->head;
-    if (l && now_ms - l->idle_since_ms >= min_idle_ms) {
+    for (l = set->head; l && looked < RECLAIM_LOOK; l = l->next, looked++) {
+        if (now_ms - l->idle_since_ms < min_idle_ms)
+            break;   /* the rest are younger */
+        if (l->fd < 0 || has_input(l->fd))
+            continue;
         unlink_locked(set, l);
         l->reclaimed = true;
         memcpy(addr, &l->addr, sizeof *addr);
         /* both ways: the client reads the end of the stream, and
          * libmicrohttpd's next read on it returns 0, so it closes it */
-        if (l->fd >= 0)
-            shutdown(l->fd, SHUT_RDWR);
+        shutdown(l->fd, SHUT_RDWR);
         rc = 0;
+        break;
     }
     pthread_mutex_unlock(&set->mu);
     return rc;

@@ -44,9 +44,9 @@ void kh_idle_leave(struct kh_idle_conns *set, struct kh_idle_link *l);
 bool kh_idle_closed(struct kh_idle_conns *set, struct kh_idle_link *l);
 
 /* Reclaim the connection idle the longest, if it has been idle for at
- * least min_idle_ms: shut its socket down, mark it reclaimed and copy its
- * client address to *addr (for the caller to give its slot away).
- * 0 done, -1 none idle that long. */
+ * least min_idle_ms and no bytes of a next request wait on it: shut its
+ * socket down, mark it reclaimed and copy its client address to *addr
+ * (for the caller to give its slot away).  0 done, -1 none. */
 int kh_idle_reclaim(struct kh_idle_conns *set, int64_t now_ms, int64_t min_idle_ms,
                     struct sockaddr_storage *addr);
 

@@ -271,8 +271,9 @@ START_TEST(connection_limits_count_per_address_and_in_total)
 END_TEST
 
 /* The oldest idle connection goes first, and only once it has been idle
- * long enough; a busy one is never taken; a taken one's peer reads the end
- * of the stream, and its close reports its slot as given away. */
+ * long enough and nothing waits unread on it; a busy one is never taken; a
+ * taken one's peer reads the end of the stream, and its close reports its
+ * slot as given away. */
 START_TEST(idle_connections_are_reclaimed_oldest_first)
 {
     struct kh_idle_conns *set = kh_idle_conns_new();
@@ -294,6 +295,9 @@ START_TEST(idle_connections_are_reclaimed_oldest_first)
     ck_assert_uint_eq(kh_idle_count(set), 3);
     kh_idle_leave(set, &l[0]);   /* a request began on the oldest */
     ck_assert_int_eq(kh_idle_reclaim(set, 1150, 1000, &got), -1);   /* l[1] idle 950 ms */
+    ck_assert_int_eq(send(sv[1][1], "G", 1, 0), 1);   /* its next request arriving */
+    ck_assert_int_eq(kh_idle_reclaim(set, 1200, 1000, &got), -1);
+    ck_assert_int_eq(recv(sv[1][0], &c, 1, 0), 1);   /* read: idle again */
     ck_assert_int_eq(kh_idle_reclaim(set, 1200, 1000, &got), 0);
     ck_assert_int_eq(ntohs(((struct sockaddr_in *)&got)->sin_port), 1);
     ck_assert_int_eq(recv(sv[1][1], &c, 1, MSG_DONTWAIT), 0);   /* shut down: end of stream */
@@ -354,7 +358,7 @@ START_TEST(accept_loop_survives_poll_failures)
     struct accepted a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1};
     struct sockaddr_in sa = v4("127.0.0.1", 0);
     socklen_t sl = sizeof sa;
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), cfd;
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), cfd, cfd2;
     struct kh_acceptor *acc;
     struct timespec deadline;
     char err[128];
@@ -376,9 +380,22 @@ START_TEST(accept_loop_survives_poll_failures)
     pthread_mutex_unlock(&a.mu);
     ck_assert_int_ge(a.fd, 0);   /* accepted after the failures */
     ck_assert_int_le(atomic_load(&poll_failures), 0);
+    /* poll failing for good from the next call (the loop is in a real one
+     * now, which a second client ends): stop must still return */
+    close(a.fd);
+    a.fd = -1;
+    atomic_store(&poll_failures, 1 << 30);
+    cfd2 = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(cfd2, (struct sockaddr *)&sa, sizeof sa), 0);
+    pthread_mutex_lock(&a.mu);
+    while (a.fd < 0 && pthread_cond_timedwait(&a.cv, &a.mu, &deadline) == 0)
+        ;
+    pthread_mutex_unlock(&a.mu);
+    ck_assert_int_ge(a.fd, 0);
     kh_acceptor_stop(acc);
     close(a.fd);
     close(cfd);
+    close(cfd2);
     close(lfd);
 }
 END_TEST
