@@ -101,7 +101,7 @@ struct topo_switch *topo_switch_add(struct topo *t, const char *dpid)
     return s;
 }
 
-static void intf_free(struct topo_intf *i)
+void topo_intf_free(struct topo_intf *i)
 {
     free(i->id);
     free(i->name);
@@ -113,10 +113,10 @@ static void intf_free(struct topo_intf *i)
     free(i);
 }
 
-static void switch_free(struct topo_switch *s)
+void topo_switch_free(struct topo_switch *s)
 {
     for (size_t i = 0; i < s->n_intfs; i++)
-        intf_free(s->intfs[i]);
+        topo_intf_free(s->intfs[i]);
     free(s->intfs);
     free(s->dpid);
     free(s->connection);
@@ -132,25 +132,43 @@ static void switch_free(struct topo_switch *s)
     free(s);
 }
 
-void topo_switch_remove(struct topo *t, struct topo_switch *sw)
+/* ---- pointer lists: close the gap of a detached entry, open it again ---- */
+
+static void list_close(void *v, size_t *n, size_t idx, size_t elem)
+{
+    char *b = v;
+
+    memmove(b + idx * elem, b + (idx + 1) * elem, (*n - idx - 1) * elem);
+    (*n)--;
+}
+
+/* The list still has the room of the entry detached from it. */
+static size_t list_open(void *v, size_t *n, size_t idx, size_t elem)
+{
+    char *b = v;
+
+    if (idx > *n)
+        idx = *n;
+    memmove(b + (idx + 1) * elem, b + idx * elem, (*n - idx) * elem);
+    (*n)++;
+    return idx;
+}
+
+size_t topo_switch_detach(struct topo *t, struct topo_switch *sw)
 {
     for (size_t i = 0; i < t->n_switches; i++) {
-        if (t->switches[i] != sw)
-            continue;
-        /* links must have been removed by the caller; drop dangling refs anyway */
-        for (size_t k = 0; k < t->n_links;) {
-            struct topo_link *l = t->links[k];
-            if (l->a->sw == sw || l->b->sw == sw)
-                topo_link_remove(t, l);
-            else
-                k++;
+        if (t->switches[i] == sw) {
+            list_close(t->switches, &t->n_switches, i, sizeof(*t->switches));
+            return i;
         }
-        memmove(&t->switches[i], &t->switches[i + 1],
-                (t->n_switches - i - 1) * sizeof(*t->switches));
-        t->n_switches--;
-        switch_free(sw);
-        return;
     }
+    return t->n_switches;
+}
+
+void topo_switch_attach(struct topo *t, struct topo_switch *sw, size_t idx)
+{
+    idx = list_open(t->switches, &t->n_switches, idx, sizeof(*t->switches));
+    t->switches[idx] = sw;
 }
 
 struct topo_intf *topo_intf_find(struct topo_switch *sw, uint32_t port)
@@ -188,7 +206,7 @@ struct topo_intf *topo_intf_add(struct topo_switch *sw, uint32_t port)
     i->name = strdup("");
     i->metadata = json_object_new_object();
     if (!i->id || !i->name || !i->metadata) {
-        intf_free(i);
+        topo_intf_free(i);
         return NULL;
     }
     i->port = port;
@@ -212,21 +230,37 @@ struct topo_link *topo_intf_any_link(struct topo *t, const struct topo_intf *int
     return NULL;
 }
 
-bool topo_intf_remove(struct topo *t, struct topo_intf *intf)
+size_t topo_intf_detach(struct topo_intf *intf)
 {
     struct topo_switch *sw = intf->sw;
 
+    for (size_t i = 0; i < sw->n_intfs; i++) {
+        if (sw->intfs[i] == intf) {
+            list_close(sw->intfs, &sw->n_intfs, i, sizeof(*sw->intfs));
+            return i;
+        }
+    }
+    return sw->n_intfs;
+}
+
+void topo_intf_attach(struct topo_intf *intf, size_t idx)
+{
+    struct topo_switch *sw = intf->sw;
+
+    idx = list_open(sw->intfs, &sw->n_intfs, idx, sizeof(*sw->intfs));
+    sw->intfs[idx] = intf;
+}
+
+bool topo_intf_remove(struct topo *t, struct topo_intf *intf)
+{
+    size_t n = intf->sw->n_intfs;
+
     if (topo_intf_any_link(t, intf))
         return false;  /* freeing it would leave the link dangling */
-    for (size_t i = 0; i < sw->n_intfs; i++) {
-        if (sw->intfs[i] != intf)
-            continue;
-        memmove(&sw->intfs[i], &sw->intfs[i + 1], (sw->n_intfs - i - 1) * sizeof(*sw->intfs));
-        sw->n_intfs--;
-        intf_free(intf);
-        return true;
-    }
-    return false;
+    if (topo_intf_detach(intf) == n)
+        return false;
+    topo_intf_free(intf);
+    return true;
 }
 
 struct topo_link *topo_link_find(struct topo *t, const char *id)
@@ -275,26 +309,45 @@ struct topo_link *topo_link_get_or_create(struct topo *t, struct topo_intf *x,
     return l;
 }
 
-void topo_link_remove(struct topo *t, struct topo_link *l)
+size_t topo_link_detach(struct topo *t, struct topo_link *l)
 {
     for (size_t i = 0; i < t->n_links; i++) {
-        if (t->links[i] != l)
-            continue;
-        if (l->a->link == l)
-            l->a->link = NULL;
-        if (l->b->link == l)
-            l->b->link = NULL;
-        if (l->hold_until_ms || l->notify_due_ms)
-            atomic_fetch_sub(&t->pending_timers, 1);
-        memmove(&t->links[i], &t->links[i + 1], (t->n_links - i - 1) * sizeof(*t->links));
-        t->n_links--;
-        json_object_put(l->metadata);
-        free(l->notify_reason);
-        free(l->inserted_at);
-        free(l->updated_at);
-        free(l);
-        return;
+        if (t->links[i] == l) {
+            list_close(t->links, &t->n_links, i, sizeof(*t->links));
+            return i;
+        }
     }
+    return t->n_links;
+}
+
+void topo_link_attach(struct topo *t, struct topo_link *l, size_t idx)
+{
+    idx = list_open(t->links, &t->n_links, idx, sizeof(*t->links));
+    t->links[idx] = l;
+}
+
+void topo_link_free(struct topo *t, struct topo_link *l)
+{
+    if (l->hold_until_ms || l->notify_due_ms)
+        atomic_fetch_sub(&t->pending_timers, 1);
+    json_object_put(l->metadata);
+    free(l->notify_reason);
+    free(l->inserted_at);
+    free(l->updated_at);
+    free(l);
+}
+
+void topo_link_remove(struct topo *t, struct topo_link *l)
+{
+    size_t n = t->n_links;
+
+    if (topo_link_detach(t, l) == n)
+        return;
+    if (l->a->link == l)
+        l->a->link = NULL;
+    if (l->b->link == l)
+        l->b->link = NULL;
+    topo_link_free(t, l);
 }
 
 void topo_model_free(struct topo *t)
@@ -302,7 +355,7 @@ void topo_model_free(struct topo *t)
     while (t->n_links)
         topo_link_remove(t, t->links[t->n_links - 1]);
     for (size_t i = 0; i < t->n_switches; i++)
-        switch_free(t->switches[i]);
+        topo_switch_free(t->switches[i]);
     free(t->switches);
     free(t->links);
     t->switches = NULL;

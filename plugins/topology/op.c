@@ -50,7 +50,7 @@ void topo_op_event(struct topo_op *op, const char *name, struct json_object *con
 }
 
 /* The first error of the op is the one reported. */
-static void op_fail(struct topo_op *op, int rc)
+void topo_op_fail(struct topo_op *op, int rc)
 {
     if (!op->err)
         op->err = rc;
@@ -86,7 +86,7 @@ dropped:
     json_object_put(doc);
     kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s dropped: out of memory",
               doc ? "put" : "delete", coll, id);
-    op_fail(op, KYTOS_ENOMEM);
+    topo_op_fail(op, KYTOS_ENOMEM);
 }
 
 static void queue_doc(struct topo_op *op, const char *coll, const char *id,
@@ -96,7 +96,7 @@ static void queue_doc(struct topo_op *op, const char *coll, const char *id,
         queue_write(op, coll, id, doc);
     } else {
         kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store put %s/%s dropped: out of memory", coll, id);
-        op_fail(op, KYTOS_ENOMEM);
+        topo_op_fail(op, KYTOS_ENOMEM);
     }
 }
 
@@ -136,11 +136,12 @@ static void run_writes(struct topo_op *op)
         else
             rc = kytos_store_delete(op->t->napp, w->coll, w->id, &err);
         w->ok = rc >= 0 || (rc == KYTOS_ENOTFOUND && !w->doc);
+        w->absent = rc == KYTOS_ENOTFOUND && !w->doc;
         if (!w->ok) {
             kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s failed: %s",
                       w->doc ? "put" : "delete", w->coll, w->id,
                       err.message[0] ? err.message : kytos_strerror(rc));
-            op_fail(op, rc);
+            topo_op_fail(op, rc);
         }
         json_object_put(w->doc);
         w->doc = NULL;
@@ -208,7 +209,7 @@ bool topo_op_save_flags(struct topo_op *op)
     u->n_flags = count_flags(op->t);
     u->flags = malloc(u->n_flags ? u->n_flags : 1);
     if (!u->flags) {
-        op_fail(op, KYTOS_ENOMEM);
+        topo_op_fail(op, KYTOS_ENOMEM);
         return false;
     }
     copy_flags(op->t, u->flags, true);
@@ -222,7 +223,7 @@ bool topo_op_save_metadata(struct topo_op *op, struct json_object **md)
 
     if (json_object_deep_copy(*md, &u->md, NULL) != 0) {
         u->md = NULL;
-        op_fail(op, KYTOS_ENOMEM);
+        topo_op_fail(op, KYTOS_ENOMEM);
         return false;
     }
     u->md_at = md;
@@ -237,7 +238,7 @@ bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i)
     if (i->tag_ranges) {
         u->ranges = malloc(i->n_tag_ranges * sizeof(*u->ranges));
         if (!u->ranges) {
-            op_fail(op, KYTOS_ENOMEM);
+            topo_op_fail(op, KYTOS_ENOMEM);
             return false;
         }
         memcpy(u->ranges, i->tag_ranges, i->n_tag_ranges * sizeof(*u->ranges));
@@ -252,12 +253,13 @@ bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i)
 }
 
 /* Model locked: put back what was saved, write again the documents
- * already stored (the failed ones kept their old state). */
+ * already stored or deleted (the failed ones kept their old state). */
 static void undo(struct topo_op *op)
 {
     struct topo_undo *u = &op->undo;
     struct topo *t = op->t;
 
+    topo_op_restore_removed(op);  /* first: the flags are saved by position */
     if (u->flags) {
         if (count_flags(t) == u->n_flags)
             copy_flags(t, u->flags, false);
@@ -278,7 +280,7 @@ static void undo(struct topo_op *op)
     }
     for (size_t i = 0; i < op->n_writes; i++) {
         struct topo_write *w = &op->writes[i];
-        if (!w->done || !w->ok) {
+        if (!w->done || !w->ok || w->absent) {
             continue;
         } else if (strcmp(w->coll, "switches") == 0) {
             struct topo_switch *sw = topo_switch_find(t, w->id);
@@ -296,8 +298,11 @@ static void undo(struct topo_op *op)
     }
 }
 
-static void free_undo(struct topo_undo *u)
+static void free_undo(struct topo_op *op)
 {
+    struct topo_undo *u = &op->undo;
+
+    topo_op_free_removed(op);  /* none left when undone */
     free(u->flags);
     json_object_put(u->md);
     free(u->ranges);
@@ -331,7 +336,7 @@ int topo_op_end(struct topo_op *op)
         run_writes(op);
     }
     free_writes(op);
-    free_undo(&op->undo);
+    free_undo(op);
     err = op->err;
     if (op->changed) {
         if (!topo_snapshot_rebuild(t))

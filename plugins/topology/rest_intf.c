@@ -377,15 +377,13 @@ static int delete_intf(kytos_req *req, void *ud)
     if (!i) {
         status = 404;
     } else if ((usage = intf_usage(t, i)) == NULL) {
-        char intf_id[TOPO_INTF_ID_MAX + 1];
-
-        snprintf(intf_id, sizeof(intf_id), "%s", i->id);
-        if (topo_intf_remove(t, i)) {
-            topo_op_delete_doc(&op, "interface_details", intf_id);
+        /* i lives on until the op ends (freed, or put back on a failure) */
+        if (topo_op_remove_intf(&op, i)) {
+            topo_op_delete_doc(&op, TOPO_TAGS_COLL, i->id);
             topo_op_persist_switch(&op, sw);
             op.changed = true;
         } else {
-            status = 500;  /* linked after all: intf_usage ran out of memory */
+            status = 500;  /* out of memory, or linked after all (intf_usage ran out) */
         }
     }
     topo_op_unlock_model(&op);
@@ -399,8 +397,7 @@ static int delete_intf(kytos_req *req, void *ud)
         free(usage);
         return KYTOS_OK;
     }
-    /* not undone: the interface is gone from memory, still stored (logged) */
-    if (rc < 0)
+    if (rc < 0)  /* the interface is back in memory */
         return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation Successful");
 }

@@ -160,15 +160,6 @@ static int delete_link_metadata(kytos_req *req, void *ud)
     return topo_reply_str(req, 200, "Operation successful");
 }
 
-/* An endpoint re-cabled since belongs to its newer link: keep that one. */
-static void unlink_endpoint(struct topo_intf *i, const struct topo_link *l)
-{
-    if (i->link != l)
-        return;
-    i->link = NULL;
-    i->nni = false;
-}
-
 static int delete_link(kytos_req *req, void *ud)
 {
     struct topo *t = ud;
@@ -182,19 +173,17 @@ static int delete_link(kytos_req *req, void *ud)
     l = topo_link_find(t, kytos_req_param(req, "link_id"));
     if (l && topo_link_status(l, topo_now_ms()) != TOPO_DISABLED) {
         busy = true;
-    } else if (l) {
+    } else if (l && topo_op_remove_link(&op, l)) {
+        /* l lives on until the op ends (freed, or put back on a failure);
+         * its endpoints left it before the docs, which name the link */
         struct json_object *c = json_object_new_object();
         struct topo_switch *sa = l->a->sw, *sb = l->b->sw;
-        /* before the docs, which name the link */
-        unlink_endpoint(l->a, l);
-        unlink_endpoint(l->b, l);
         topo_op_persist_switch(&op, sa);
         if (sb != sa)
             topo_op_persist_switch(&op, sb);
         topo_op_delete_doc(&op, "links", l->id);
         json_object_object_add(c, "link", topo_link_dict(l, topo_now_ms()));
         topo_op_event(&op, "kytos/topology.link.deleted", c);
-        topo_link_remove(t, l);
         op.changed = true;
     }
     topo_op_unlock_model(&op);
@@ -203,8 +192,7 @@ static int delete_link(kytos_req *req, void *ud)
         return kytos_resp_error(req, 404, "Link not found.");
     if (busy)
         return kytos_resp_error(req, 409, "Link is not disabled.");
-    /* not undone: the link is gone from memory, still stored (logged) */
-    if (rc < 0)
+    if (rc < 0)  /* the link is back in memory */
         return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation successful");
 }

@@ -161,15 +161,15 @@ static int delete_switch(kytos_req *req, void *ud)
     topo_op_lock_model(&op);
     sw = topo_switch_find(t, dpid);
     why = sw ? switch_in_use(t, sw, &owned) : NULL;
-    if (sw && !why) {
+    if (sw && !why && topo_op_remove_switch(&op, sw)) {
         struct json_object *c = json_object_new_object();
         dict = topo_switch_dict(sw, false, 0);
         json_object_object_add(c, "switch", dict);
         topo_op_event(&op, "kytos/topology.switch.deleted", c);
+        /* sw lives on until the op ends (freed, or put back on a failure) */
         topo_op_delete_doc(&op, "switches", sw->dpid);
         for (size_t k = 0; k < sw->n_intfs; k++)
-            topo_op_delete_doc(&op, "interface_details", sw->intfs[k]->id);
-        topo_switch_remove(t, sw);
+            topo_op_delete_doc(&op, TOPO_TAGS_COLL, sw->intfs[k]->id);
         op.changed = true;
     }
     topo_op_unlock_model(&op);
@@ -181,8 +181,7 @@ static int delete_switch(kytos_req *req, void *ud)
         free(owned);
         return KYTOS_OK;
     }
-    /* not undone: the switch is gone from memory, still stored (logged) */
-    if (rc < 0)
+    if (rc < 0)  /* the switch is back in memory */
         return topo_reply_store_error(req, rc);
     return topo_reply_str(req, 200, "Operation successful");
 }

@@ -13,7 +13,8 @@
  * Events are queued during the op and published after every lock is
  * released, so a full event buffer never blocks a lock holder.  Store
  * writes run with write_lock only; an op undone after a failed write takes
- * t->rw again to put the model back (op.c).
+ * t->rw again to put the model back (op.c).  An entity a delete takes out
+ * is freed only once the op's writes are stored (removal.c).
  *
  * kytos/topology.updated carries the whole topology.  It is coalesced: an
  * op that changed something publishes a small internal trigger
@@ -119,12 +120,27 @@ struct topo_evq {
 };
 
 /* A store write queued during an op (doc NULL = delete).  Written ones
- * stay listed (done) until the op ends, to be written again by an undo. */
+ * stay listed (done) until the op ends, to be written again by an undo
+ * (not a delete that found no document: there is none to put back). */
 struct topo_write {
     const char *coll;
     char *id;
     struct json_object *doc;
-    bool done, ok;
+    bool done, ok, absent;
+};
+
+/* An entity a delete took out of the model (removal.c): off every list but
+ * alive until the op ends, then freed, or put back at idx on undo. */
+enum topo_removed_kind { TOPO_RM_SWITCH, TOPO_RM_INTF, TOPO_RM_LINK };
+
+struct topo_removed {
+    enum topo_removed_kind kind;
+    struct topo_switch *sw;
+    struct topo_intf *intf;
+    struct topo_link *link;
+    size_t idx;
+    struct topo_link *a_link, *b_link;  /* a link's endpoints' own, before */
+    bool a_nni, b_nni;
 };
 
 /* What an op puts back in memory when its store writes fail (op.c). */
@@ -139,6 +155,8 @@ struct topo_undo {
     bool special_set;
     uint8_t n_special;
     uint8_t special[TOPO_N_SPECIAL];
+    struct topo_removed *removed;   /* in the order taken out */
+    size_t n_removed, cap_removed;
 };
 
 struct topo_op {
@@ -181,7 +199,6 @@ struct topo {
 /* ---- model.c ---- */
 struct topo_switch *topo_switch_find(struct topo *t, const char *dpid);
 struct topo_switch *topo_switch_add(struct topo *t, const char *dpid);
-void topo_switch_remove(struct topo *t, struct topo_switch *sw);
 struct topo_intf *topo_intf_find(struct topo_switch *sw, uint32_t port);
 struct topo_intf *topo_intf_find_id(struct topo *t, const char *intf_id);
 struct topo_intf *topo_intf_add(struct topo_switch *sw, uint32_t port);
@@ -197,6 +214,19 @@ struct topo_link *topo_link_get_or_create(struct topo *t, struct topo_intf *x,
                                           struct topo_intf *y, bool *created);
 void topo_link_remove(struct topo *t, struct topo_link *l);
 void topo_model_free(struct topo *t);
+/* Undoable deletes (removal.c): detach takes an entity out of its list,
+ * links and pointers to it untouched, and returns the index it had (the
+ * list's length when absent); attach puts it back there with no memory
+ * needed (lists never shrink: the room is still there). */
+size_t topo_switch_detach(struct topo *t, struct topo_switch *sw);
+void topo_switch_attach(struct topo *t, struct topo_switch *sw, size_t idx);
+size_t topo_intf_detach(struct topo_intf *intf);
+void topo_intf_attach(struct topo_intf *intf, size_t idx);
+size_t topo_link_detach(struct topo *t, struct topo_link *l);
+void topo_link_attach(struct topo *t, struct topo_link *l, size_t idx);
+void topo_switch_free(struct topo_switch *sw);      /* and its interfaces */
+void topo_intf_free(struct topo_intf *intf);
+void topo_link_free(struct topo *t, struct topo_link *l);  /* detached */
 
 bool topo_link_is_enabled(const struct topo_link *l);
 bool topo_link_is_active(const struct topo_link *l);
@@ -235,17 +265,35 @@ void topo_op_lock_model(struct topo_op *op);    /* rw write lock */
 void topo_op_unlock_model(struct topo_op *op);
 /* Store writes, snapshot rebuild, unlock, publish.  Returns 0 or the first
  * store error (a write dropped for lack of memory is KYTOS_ENOMEM).  When
- * a write failed and the op saved what it changes (topo_op_save_*), the
- * model is put back first (model locked again), the documents written
- * before the failure are written again as they are now, and the queued
- * events are dropped: no event and no kytos/topology.updated goes out. */
+ * a write failed and the op saved what it changes (topo_op_save_*,
+ * topo_op_remove_*), the model is put back first (model locked again),
+ * deleted entities included (the same objects, where they were); the
+ * documents the op's other writes stored or deleted are written again as
+ * memory has them now, and the queued events are dropped: no event and no
+ * kytos/topology.updated goes out.  So a delete the store refuses leaves
+ * the entity in place, as in Kytos, which deletes from the database first
+ * and from memory only after. */
 int topo_op_end(struct topo_op *op);
+/* Record the op's first error (the one topo_op_end returns). */
+void topo_op_fail(struct topo_op *op, int rc);
 /* Save, before changing them (model locked), what an op changes, to be
  * undone by topo_op_end.  false: out of memory, nothing saved, op->err set
  * (the caller changes nothing).  One kind of each per op. */
 bool topo_op_save_flags(struct topo_op *op);    /* enabled flags, notified link_up */
 bool topo_op_save_metadata(struct topo_op *op, struct json_object **md);
 bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i);
+/* Deletes (model locked, removal.c): take the entity out of the model, to
+ * be freed by topo_op_end once the store writes succeeded, or put back by
+ * its undo.  A link leaves its endpoints first (those still on it: link
+ * "", nni false); a switch takes the links on it along (the caller refuses
+ * those).  An interface some link has as an endpoint is refused (false,
+ * nothing done).  false on lack of memory too, op->err set. */
+bool topo_op_remove_switch(struct topo_op *op, struct topo_switch *sw);
+bool topo_op_remove_intf(struct topo_op *op, struct topo_intf *i);
+bool topo_op_remove_link(struct topo_op *op, struct topo_link *l);
+/* topo_op_end's: put every removed entity back (model locked), or free them. */
+void topo_op_restore_removed(struct topo_op *op);
+void topo_op_free_removed(struct topo_op *op);
 #define TOPO_NOTIFY_UPDATE "kytos/topology.notify_topology_update"
 int topo_op_subscribe(struct topo *t);
 /* Queue an event (takes content). */

@@ -1650,13 +1650,164 @@ START_TEST(store_failure_tags_set)
 }
 END_TEST
 
-/* A delete is not undone (the entity is gone from memory) but is not
- * acknowledged either. */
-START_TEST(store_failure_link_delete_is_500)
+/* GET v3/'s body text (malloc'd). */
+static char *topology_text(void)
 {
+    kytos_test_resp *r = call("GET", API, NULL, 200);
+    size_t len = 0;
+    const char *body = kytos_test_resp_body(r, &len);
+    char *copy = malloc(len + 1);
+
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    kytos_test_resp_free(r);
+    return copy;
+}
+
+/* A delete whose next write to coll the store refuses: 500, the entity
+ * back in memory (GET v3/ byte for byte as before), and neither its event
+ * (if any) nor kytos/topology.updated goes out. */
+static void delete_refused(const char *coll, const char *path, const char *event)
+{
+    char *before = topology_text(), *after;
+    size_t updated = kytos_test_published_count(th, "kytos/topology.updated"), k;
+
+    fail_next_write(coll);
+    expect_error("DELETE", path, NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    after = topology_text();
+    for (k = 0; before[k] && before[k] == after[k]; k++)
+        ;
+    ck_assert_msg(before[k] == after[k], "GET v3/ changed at byte %zu: %.120s\nwas: %.120s", k, after + k,
+                  before + k);
+    if (event)
+        ck_assert_uint_eq(kytos_test_published_count(th, event), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.updated"), updated);
+    free(before);
+    free(after);
+}
+
+START_TEST(store_failure_switch_delete)
+{
+    struct json_object *t, *doc;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    expect_ok("POST", API "switches/" S1 "/metadata", "{\"site\":\"lab\"}", 201, "Operation successful");
+    expect_ok("POST", API "interfaces/" S1 ":1/metadata", "{\"note\":1}", 201, "Operation successful");
+    expect_ok("POST", TR(S1 ":1"), "{\"tag_type\":\"vlan\",\"tag_ranges\":[[1,500],2096,[3001]]}", 200,
+              "Operation Successful");
+    expect_ok("POST", API "switches/" S1 "/disable", NULL, 201, "Operation successful");
+    expect_ok("DELETE", API "links/" L12, NULL, 200, "Operation successful");
+    expect_ok("DELETE", API "links/" L13, NULL, 200, "Operation successful");
+
+    /* the switch document's delete fails; its interface_details ones went
+     * through and are written back */
+    delete_refused("switches", API "switches/" S1, "kytos/topology.switch.deleted");
+    expect_json("GET", API "switches/" S1 "/metadata", NULL, 200, "{\"metadata\":{\"site\":\"lab\"}}");
+    expect_json("GET", API "interfaces/" S1 ":1/metadata", NULL, 200, "{\"metadata\":{\"note\":1}}");
+    t = topology();
+    ck_assert_str_eq(json_object_get_string(path_get(path_get(t, "switches", S1, "metadata"), "site", NULL, NULL)),
+                     "lab");
+    json_object_put(t);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    json_object_put(doc);
+    doc = stored("interface_details", S1 ":1");
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_to_json_string_ext(path_get(doc, "tag_ranges", NULL, NULL), JSON_C_TO_STRING_PLAIN),
+                     "{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}");
+    json_object_put(doc);
+
+    expect_ok("DELETE", API "switches/" S1, NULL, 200, "Operation successful");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.deleted"), 1);
+    expect_error("GET", API "switches/" S1 "/metadata", NULL, 404, "Switch not found");
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, "switches", NULL, NULL), S1, NULL));
+    json_object_put(t);
+    ck_assert_ptr_null(stored("switches", S1));
+    ck_assert_ptr_null(stored("interface_details", S1 ":1"));
+}
+END_TEST
+
+START_TEST(store_failure_interface_delete)
+{
+    struct json_object *t, *doc, *i;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    expect_ok("POST", API "interfaces/" S1 ":4294967294/metadata", "{\"note\":\"local\"}", 201,
+              "Operation successful");
+    expect_ok("POST", API "interfaces/" S1 ":4294967294/disable", NULL, 200, "Operation successful");
+
+    /* the interface_details delete fails; the switch document put after it
+     * (without the interface) went through and is written back */
+    delete_refused("interface_details", API "interfaces/" S1 ":4294967294", NULL);
+    expect_json("GET", API "interfaces/" S1 ":4294967294/metadata", NULL, 200,
+                "{\"metadata\":{\"note\":\"local\"}}");
+    t = topology();
+    i = intf_of(t, S1, S1 ":4294967294");
+    ck_assert_str_eq(json_object_get_string(path_get(i, "metadata", "note", NULL)), "local");
+    json_object_put(t);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    i = stored_intf(doc, S1 ":4294967294");
+    ck_assert_ptr_nonnull(i);
+    ck_assert_str_eq(json_object_get_string(path_get(i, "metadata", "note", NULL)), "local");
+    json_object_put(doc);
+
+    expect_ok("DELETE", API "interfaces/" S1 ":4294967294", NULL, 200, "Operation Successful");
+    expect_error("GET", API "interfaces/" S1 ":4294967294/metadata", NULL, 404, "Interface not found");
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, "switches", S1, "interfaces"), S1 ":4294967294", NULL));
+    json_object_put(t);
+    doc = stored("switches", S1);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_ptr_null(stored_intf(doc, S1 ":4294967294"));
+    json_object_put(doc);
+}
+END_TEST
+
+START_TEST(store_failure_link_delete)
+{
+    struct json_object *t, *doc;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    expect_ok("POST", API "links/" L23 "/metadata", "{\"bandwidth\":10}", 201, "Operation successful");
     expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
-    fail_next_write("links");
-    expect_error("DELETE", API "links/" L23, NULL, 500, STORE_FAILED);
+
+    /* the link document's delete fails; the switch documents put before it
+     * (interfaces without the link) went through and are written back */
+    delete_refused("links", API "links/" L23, "kytos/topology.link.deleted");
+    expect_json("GET", API "links/" L23 "/metadata", NULL, 200, "{\"metadata\":{\"bandwidth\":10}}");
+    t = topology();
+    ck_assert_int_eq(json_object_get_int(path_get(path_get(t, "links", L23, "metadata"), "bandwidth", NULL, NULL)),
+                     10);
+    ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S2, S2 ":3"), "link", NULL, NULL)), L23);
+    ck_assert(json_object_get_boolean(path_get(intf_of(t, S3, S3 ":2"), "nni", NULL, NULL)));
+    json_object_put(t);
+    doc = stored("switches", S2);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), L23);
+    json_object_put(doc);
+    doc = stored("links", L23);
+    ck_assert_ptr_nonnull(doc);
+    json_object_put(doc);
+
+    expect_ok("DELETE", API "links/" L23, NULL, 200, "Operation successful");
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.deleted"), 1);
+    expect_error("GET", API "links/" L23 "/metadata", NULL, 404, "Link not found");
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), L23, NULL));
+    ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S2, S2 ":3"), "link", NULL, NULL)), "");
+    json_object_put(t);
+    ck_assert_ptr_null(stored("links", L23));
+    doc = stored("switches", S2);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), "");
+    json_object_put(doc);
 }
 END_TEST
 
@@ -1703,7 +1854,9 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_interface_metadata_add);
     tcase_add_test(tc, store_failure_link_metadata_delete);
     tcase_add_test(tc, store_failure_tags_set);
-    tcase_add_test(tc, store_failure_link_delete_is_500);
+    tcase_add_test(tc, store_failure_switch_delete);
+    tcase_add_test(tc, store_failure_interface_delete);
+    tcase_add_test(tc, store_failure_link_delete);
     suite_add_tcase(s, tc);
     return s;
 }
