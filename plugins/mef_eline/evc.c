@@ -248,9 +248,8 @@ int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t 
     return 0;
 }
 
-int me_evc_sync(struct me *me, struct me_evc *e)
+int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err)
 {
-    struct kytos_error err = {0};
     char now[32];
     int rc;
 
@@ -260,7 +259,19 @@ int me_evc_sync(struct me *me, struct me_evc *e)
     json_object_object_add(e->doc, "archived", json_object_new_boolean(e->archived));
     json_object_object_add(e->doc, "current_path", me_path_json(&e->current, true));
     json_object_object_add(e->doc, "updated_at", json_object_new_string(now));
-    rc = kytos_store_put(me->napp, ME_COLL, e->id, e->doc, &err);
+    rc = kytos_store_put(me->napp, ME_COLL, e->id, e->doc, err);
+    if (rc == KYTOS_OK && e->store_pending) {
+        e->store_pending = false;
+        kytos_log(me->napp, KYTOS_LOG_INFO, "EVC %s stored again", e->id);
+    }
+    return rc;
+}
+
+int me_evc_sync(struct me *me, struct me_evc *e)
+{
+    struct kytos_error err = {0};
+    int rc = me_evc_put(me, e, &err);
+
     if (rc != KYTOS_OK)
         kytos_log(me->napp, KYTOS_LOG_ERROR, "storing EVC %s failed: %s", e->id, err.message);
     return rc;

@@ -11,7 +11,8 @@
  *
  * A consistency round (Kytos' execute loop, every deploy_evcs_interval
  * seconds, default 60) catches what a race let through: an active EVC whose
- * path is no longer up is redeployed, an enabled one that is down is tried. */
+ * path is no longer up is redeployed, an enabled one that is down is tried.
+ * No request waits for these writes: a refused one is retried (retry.c). */
 #include "me.h"
 
 #include <stdio.h>
@@ -86,7 +87,7 @@ static void on_link_down(struct me *me, const char *link)
                           link);
                 me_publish(me, "error_redeploy_link_down", e);
             }
-            me_evc_sync(me, e);
+            me_evc_save(me, e);
         }
         pthread_mutex_unlock(&e->lock);
     }
@@ -106,7 +107,7 @@ static void on_link_up(struct me *me)
         scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
         if (!e->archived && e->enabled && !e->active && !scheduled && me_deploy(me, e, NULL, 0)) {
             me_publish(me, "redeployed_link_up", e);
-            me_evc_sync(me, e);
+            me_evc_save(me, e);
         }
         pthread_mutex_unlock(&e->lock);
     }
@@ -142,9 +143,9 @@ static void consistency(kytos_napp *napp, void *ud)
         if (e->active && e->current.n && !me_path_up(&e->current, snap)) {
             me_undeploy(me, e);
             me_deploy(me, e, NULL, 0);
-            me_evc_sync(me, e);
+            me_evc_save(me, e);
         } else if (!e->active && me_deploy(me, e, NULL, 0)) {
-            me_evc_sync(me, e);
+            me_evc_save(me, e);
         }
         pthread_mutex_unlock(&e->lock);
     }

@@ -38,7 +38,9 @@
  * an interface the snapshot lacks.
  * Settings ([kytos/mef_eline]): deploy_evcs_interval = 60 (seconds, 0 = off):
  * the consistency round that redeploys EVCs whose path went down unnoticed
- * and deploys enabled EVCs that are down (Kytos' DEPLOY_EVCS_INTERVAL).
+ * and deploys enabled EVCs that are down (Kytos' DEPLOY_EVCS_INTERVAL);
+ * store_retry_interval = 1 (seconds, 0.01..60): how often a store write
+ * refused outside a request (link events, schedules) is retried (retry.c).
  *
  * Events published: kytos/mef_eline.(created|updated|deleted|
  * redeployed_link_down|error_redeploy_link_down|redeployed_link_up)
@@ -191,6 +193,7 @@ static int me_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&me->lock, NULL);
     pthread_mutex_init(&me->refresh_lock, NULL);
     pthread_mutex_init(&me->sched_lock, NULL);
+    atomic_init(&me->store_retry, false);
     me->nbuckets = NBUCKETS;
     me->buckets = calloc(me->nbuckets, sizeof *me->buckets);
     me->tags = me_tagtab_new();
@@ -226,6 +229,8 @@ static int me_start(kytos_napp *napp)
             kytos_log(napp, KYTOS_LOG_WARNING, "the consistency round did not start");
         if (me_sched_start(me) != KYTOS_OK)
             kytos_log(napp, KYTOS_LOG_WARNING, "the schedule runner did not start");
+        if (me_retry_start(me) != KYTOS_OK)
+            kytos_log(napp, KYTOS_LOG_WARNING, "the store retry timer did not start");
     }
     return KYTOS_OK;
 }
@@ -233,6 +238,9 @@ static int me_start(kytos_napp *napp)
 static void me_stop(kytos_napp *napp)
 {
     struct me *me = kytos_napp_data(napp);
+    /* no timer or handler of ours runs any more: the host removed them */
+    if (me)
+        me_retry_last(me);
     kytos_napp_set_data(napp, NULL);
     me_destroy(me);
 }

@@ -138,6 +138,7 @@ struct me_evc {
     struct me_uni a, z;
     struct me_path primary, backup, current;
     bool enabled, active, archived, dynamic, intra_deployed;
+    bool store_pending;             /* the store refused its last state: retry.c */
     uint64_t cookie;
     int64_t sb_priority;            /* -1 = not set */
     int64_t queue_id;               /* -2 = null */
@@ -157,6 +158,7 @@ struct me {
     pthread_mutex_t sched_lock;     /* guards jobs; never held while taking an EVC lock */
     struct me_job *jobs;
     size_t njobs, capjobs;
+    atomic_bool store_retry;        /* some EVC may be store_pending */
 };
 
 /* evc.c */
@@ -174,7 +176,10 @@ void me_evc_release_all(struct me_evc **list);
 struct me_evc *me_evc_new(const char *id);   /* refs = 1 */
 /* Fill runtime fields from e->doc (UNIs, tags, paths, flags).  0 or -1 err. */
 int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t errlen);
-/* Write runtime fields into e->doc and store it (put).  0 or negative. */
+/* Write runtime fields into e->doc and store it (put).  0 or negative;
+ * on success e is no longer store_pending.  Caller holds e->lock. */
+int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err);
+/* me_evc_put, logging a failure (for writes whose caller undoes or answers it). */
 int me_evc_sync(struct me *me, struct me_evc *e);
 /* "%Y-%m-%dT%H:%M:%S" UTC now. */
 void me_now(char out[32]);
@@ -217,6 +222,15 @@ int me_consistency_start(struct me *me);
 /* kytos/mef_eline.<what> {"evc_id","id","name","metadata","active","enabled",
  * "uni_a","uni_z"}; caller holds e->lock. */
 void me_publish(struct me *me, const char *what, const struct me_evc *e);
+
+/* retry.c: a write no request waits for (events, schedules); caller holds
+ * e->lock.  When the store refuses it, e is marked and rewritten from a
+ * timer until a write of e succeeds. */
+void me_evc_save(struct me *me, struct me_evc *e);
+/* The retry timer (setting store_retry_interval, seconds, default 1). */
+int me_retry_start(struct me *me);
+/* At stop, after the timer: one more try, logging what stays unstored. */
+void me_retry_last(struct me *me);
 
 /* ---- schedules (schedule.c, sched_check.c) ---- */
 /* One entry per stored schedule of a live EVC: the index from schedule id

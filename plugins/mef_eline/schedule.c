@@ -142,7 +142,7 @@ static void run_action(struct me *me, const struct me_job *j)
             me_undeploy(me, e);
             e->enabled = false;
         }
-        me_evc_sync(me, e);
+        me_evc_save(me, e);
         kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s): schedule %s ran %s, active %d", e->id, j->id,
                   j->create ? "create" : "remove", e->active);
     }

@@ -4,7 +4,8 @@
  * a duplicated EPL UNI, list/get/patch/delete/metadata, flows installed
  * through flow_manager, link failures moving or downing an EVC, and the
  * schedule API (POST/PATCH/DELETE v2/evc/schedule, its 400s and 404s) with
- * "date" and "interval" schedules run by the NApp's one-second timer. */
+ * "date" and "interval" schedules run by the NApp's one-second timer, and
+ * store failures: 500s for requests, retries for link events. */
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
@@ -33,7 +34,9 @@ static kytos_test_host *th;
 static const char conf[] = "[kytos/topology]\n"
                            "link_up_timer = 0\n"
                            "[kytos/simnet]\n"
-                           "flow_stats_interval = 0\n";
+                           "flow_stats_interval = 0\n"
+                           "[kytos/mef_eline]\n"
+                           "store_retry_interval = 0.02\n";
 
 /* A host over data_dir (NULL = a fresh temporary one) with the four NApps started. */
 static kytos_test_host *host_over(const char *data_dir)
@@ -1199,6 +1202,90 @@ START_TEST(store_failure_on_patch_restores_the_evc)
 }
 END_TEST
 
+/* ---- store write failures outside requests: retried until stored ---- */
+
+/* Wait (polling GET, which reads the store, up to timeout_ms) until the
+ * stored EVC is active as asked with a current path of hops links. */
+static bool await_stored(const char *id, bool active, size_t hops, unsigned timeout_ms)
+{
+    struct timespec step = {0, 20 * 1000000L};
+    unsigned waited;
+    size_t plen;
+    for (waited = 0; waited <= timeout_ms; waited += 20) {
+        if (evc_active(id, &plen, NULL, 0) == active && plen == hops)
+            return true;
+        nanosleep(&step, NULL);
+    }
+    return false;
+}
+
+static void link_down(const char *link)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/api/kytos/simnet/v1/links/%s/down", link);
+    ck_assert_uint_eq(status_of("POST", path, NULL), 200);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+START_TEST(store_failure_on_link_down_is_retried)
+{
+    char id[15], link[128], link2[128];
+    size_t plen;
+
+    create(EVPL("evpl-sf-link", "2650"), id, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(evc_active(id, &plen, link, sizeof link));
+    ck_assert_uint_eq(plen, 1);
+
+    /* the redeploy's write fails once: the store gets the new path later */
+    fail_next_write();
+    link_down(link);
+    ck_assert_uint_eq(evc_flows(id, S2, "installed"), 2);
+    ck_assert_msg(await_stored(id, true, 2, 5000), "the redeployed EVC was never stored");
+    ck_assert(evc_active(id, &plen, link2, sizeof link2));
+    ck_assert_str_ne(link2, link);
+
+    /* the store refuses every write for a while: still the old state */
+    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 1000000), 0);
+    link_down(link2);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed") + evc_flows(id, S1, "pending"), 0);
+    ck_assert(evc_active(id, &plen, NULL, 0));
+    ck_assert_uint_eq(plen, 2);
+    /* it takes writes again: the down EVC is stored */
+    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 0), 0);
+    ck_assert_msg(await_stored(id, false, 0, 5000), "the down EVC was never stored");
+}
+END_TEST
+
+START_TEST(store_retry_does_not_bring_back_a_deleted_evc)
+{
+    char id[15], link[128], path[256];
+    struct timespec step = {0, 200 * 1000000L};
+    kytos_test_resp *r;
+    struct json_object *e;
+    size_t plen;
+
+    create(EVPL("evpl-sf-gone", "2660"), id, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(evc_active(id, &plen, link, sizeof link));
+    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 1000000), 0);
+    link_down(link);
+    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 0), 0);
+    /* deleted while (or after) the retry stores the redeployed EVC */
+    snprintf(path, sizeof path, ME "v2/evc/%s", id);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    /* nothing to await: give the 20 ms retry timer ten rounds */
+    nanosleep(&step, NULL);
+    e = get_evc(id, &r);
+    ck_assert(json_object_get_boolean(json_object_object_get(e, "archived")));
+    ck_assert(!json_object_get_boolean(json_object_object_get(e, "active")));
+    kytos_test_resp_free(r);
+    r = req("GET", ME "v2/evc/", NULL);
+    ck_assert(!json_object_object_get_ex(kytos_test_resp_json(r), id, NULL));
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
@@ -1226,6 +1313,8 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_bulk_metadata_keeps_it);
     tcase_add_test(tc, store_failure_on_redeploy_keeps_the_path);
     tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
+    tcase_add_test(tc, store_failure_on_link_down_is_retried);
+    tcase_add_test(tc, store_retry_does_not_bring_back_a_deleted_evc);
     suite_add_tcase(s, tc);
     return s;
 }
