@@ -723,9 +723,11 @@ static int h_update(kytos_req *req, void *ud)
             prev = e->current;
             e->current = (struct me_path){0};
             e->active = e->intra_deployed = false;
-            if (!me_deploy_on(me, e, &prev))
+            if (!me_deploy_on(me, e, &prev)) {
                 kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) is down: its path was not restored",
                           e->id);
+                me_evc_save(me, e);   /* the store still says active: retried until it takes it */
+            }
             me_path_clear(&prev);
         }
         st = 500;
@@ -872,12 +874,15 @@ static int h_redeploy(kytos_req *req, void *ud)
         if (me_evc_sync(me, e) != KYTOS_OK) {
             stored = false;
             me_undeploy(me, e);
-            if (was_active && !me_deploy_on(me, e, &old))
-                kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) is down: its path was not restored",
-                          e->id);
+            bool lost = was_active && !me_deploy_on(me, e, &old);
             json_object_put(e->doc);
             e->doc = doc;
             doc = NULL;
+            if (lost) {
+                kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s) is down: its path was not restored",
+                          e->id);
+                me_evc_save(me, e);   /* the store still says active: retried until it takes it */
+            }
         }
     }
     pthread_mutex_unlock(&e->lock);
