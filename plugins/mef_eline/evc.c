@@ -260,8 +260,8 @@ int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err)
     json_object_object_add(e->doc, "current_path", me_path_json(&e->current, true));
     json_object_object_add(e->doc, "updated_at", json_object_new_string(now));
     rc = kytos_store_put(me->napp, ME_COLL, e->id, e->doc, err);
-    if (rc == KYTOS_OK && e->store_pending) {
-        e->store_pending = false;
+    if (rc == KYTOS_OK && atomic_load(&e->store_pending)) {
+        atomic_store(&e->store_pending, false);
         kytos_log(me->napp, KYTOS_LOG_INFO, "EVC %s stored again", e->id);
     }
     return rc;

@@ -10,7 +10,7 @@ plugins_mef_eline_la_SOURCES = \
 nodist_plugins_mef_eline_la_SOURCES = plugins/mef_eline/openapi_spec.c
 plugins_mef_eline_la_CFLAGS = $(NAPP_CC)
 plugins_mef_eline_la_LDFLAGS = $(NAPP_LINK)
-plugins_mef_eline_la_LIBADD = $(JSONC_LIBS)
+plugins_mef_eline_la_LIBADD = $(JSONC_LIBS) -lm
 plugins/mef_eline/openapi_spec.c: $(srcdir)/plugins/mef_eline/openapi.yml $(top_srcdir)/scripts/kytos-embed
 	$(AM_V_GEN)mkdir -p plugins/mef_eline && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/mef_eline/openapi.yml mef_eline_openapi > $@
 BUILT_SOURCES += plugins/mef_eline/openapi_spec.c

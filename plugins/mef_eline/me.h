@@ -138,7 +138,9 @@ struct me_evc {
     struct me_uni a, z;
     struct me_path primary, backup, current;
     bool enabled, active, archived, dynamic, intra_deployed;
-    bool store_pending;             /* the store refused its last state: retry.c */
+    /* the store refused its last state (retry.c); changed under lock,
+     * atomic so that the retry can pick the marked EVCs without it */
+    atomic_bool store_pending;
     uint64_t cookie;
     int64_t sb_priority;            /* -1 = not set */
     int64_t queue_id;               /* -2 = null */

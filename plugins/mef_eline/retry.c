@@ -14,16 +14,24 @@
  * tries once more. */
 #include "me.h"
 
+#include <math.h>
+
 void me_evc_save(struct me *me, struct me_evc *e)
 {
     struct kytos_error err = {0};
 
-    if (me_evc_put(me, e, &err) == KYTOS_OK || e->store_pending)
+    if (me_evc_put(me, e, &err) == KYTOS_OK || atomic_load(&e->store_pending))
         return;   /* stored, or already retried (logged when first refused) */
-    e->store_pending = true;
+    atomic_store(&e->store_pending, true);
     atomic_store(&me->store_retry, true);
     kytos_log(me->napp, KYTOS_LOG_ERROR, "storing EVC %s failed: %s; retrying until stored",
               e->id, err.message);
+}
+
+static bool is_pending(const struct me_evc *e, void *ud)
+{
+    (void)ud;
+    return atomic_load(&e->store_pending);
 }
 
 static void retry(kytos_napp *napp, void *ud)
@@ -37,12 +45,12 @@ static void retry(kytos_napp *napp, void *ud)
     /* cleared before the scan: a mark set meanwhile sets it again */
     if (!atomic_exchange(&me->store_retry, false))
         return;
-    list = me_evc_select(me, NULL, NULL);
+    list = me_evc_select(me, is_pending, NULL);   /* only those: no other EVC is locked */
     for (i = 0; list && list[i]; i++) {
         struct me_evc *e = list[i];
         struct kytos_error err = {0};
         pthread_mutex_lock(&e->lock);
-        if (e->store_pending && me_evc_put(me, e, &err) != KYTOS_OK)
+        if (atomic_load(&e->store_pending) && me_evc_put(me, e, &err) != KYTOS_OK)
             left = true;
         pthread_mutex_unlock(&e->lock);
     }
@@ -66,7 +74,7 @@ int me_retry_start(struct me *me)
         secs = 0.01;
     if (secs > 60)
         secs = 60;
-    return kytos_timer_add(me->napp, (unsigned)(secs * 1000), retry, me);
+    return kytos_timer_add(me->napp, (unsigned)lround(secs * 1000), retry, me);
 }
 
 void me_retry_last(struct me *me)

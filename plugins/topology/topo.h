@@ -285,9 +285,9 @@ bool topo_op_save_tags(struct topo_op *op, struct topo_intf *i);
 /* Deletes (model locked, removal.c): take the entity out of the model, to
  * be freed by topo_op_end once the store writes succeeded, or put back by
  * its undo.  A link leaves its endpoints first (those still on it: link
- * "", nni false); a switch takes the links on it along (the caller refuses
- * those).  An interface some link has as an endpoint is refused (false,
- * nothing done).  false on lack of memory too, op->err set. */
+ * "", nni false).  A switch on which a link ends, or an interface some
+ * link has as an endpoint, is refused (false, nothing done; the callers
+ * check first and answer 409).  false on lack of memory too, op->err set. */
 bool topo_op_remove_switch(struct topo_op *op, struct topo_switch *sw);
 bool topo_op_remove_intf(struct topo_op *op, struct topo_intf *i);
 bool topo_op_remove_link(struct topo_op *op, struct topo_link *l);

@@ -1257,35 +1257,6 @@ START_TEST(store_failure_on_link_down_is_retried)
 }
 END_TEST
 
-START_TEST(store_retry_does_not_bring_back_a_deleted_evc)
-{
-    char id[15], link[128], path[256];
-    struct timespec step = {0, 200 * 1000000L};
-    kytos_test_resp *r;
-    struct json_object *e;
-    size_t plen;
-
-    create(EVPL("evpl-sf-gone", "2660"), id, NULL);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    ck_assert(evc_active(id, &plen, link, sizeof link));
-    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 1000000), 0);
-    link_down(link);
-    ck_assert_int_eq(kytos_test_store_fail(th, "evcs", KYTOS_EIO, 0), 0);
-    /* deleted while (or after) the retry stores the redeployed EVC */
-    snprintf(path, sizeof path, ME "v2/evc/%s", id);
-    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
-    /* nothing to await: give the 20 ms retry timer ten rounds */
-    nanosleep(&step, NULL);
-    e = get_evc(id, &r);
-    ck_assert(json_object_get_boolean(json_object_object_get(e, "archived")));
-    ck_assert(!json_object_get_boolean(json_object_object_get(e, "active")));
-    kytos_test_resp_free(r);
-    r = req("GET", ME "v2/evc/", NULL);
-    ck_assert(!json_object_object_get_ex(kytos_test_resp_json(r), id, NULL));
-    kytos_test_resp_free(r);
-}
-END_TEST
-
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
@@ -1314,7 +1285,6 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_redeploy_keeps_the_path);
     tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
     tcase_add_test(tc, store_failure_on_link_down_is_retried);
-    tcase_add_test(tc, store_retry_does_not_bring_back_a_deleted_evc);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1769,6 +1769,30 @@ START_TEST(store_failure_interface_delete)
 }
 END_TEST
 
+/* The first switch document fails; the link's delete went through after
+ * it and the undo stores the link again, with both switches naming it. */
+START_TEST(store_failure_link_delete_stores_the_link_again)
+{
+    struct json_object *doc;
+
+    kytos_test_host_free(th);
+    th = host_with_seed();
+    expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
+    delete_refused("switches", API "links/" L23, "kytos/topology.link.deleted");
+    doc = stored("links", L23);
+    ck_assert_ptr_nonnull(doc);
+    json_object_put(doc);
+    doc = stored("switches", S2);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), L23);
+    json_object_put(doc);
+    doc = stored("switches", S3);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S3 ":2"), "link", NULL, NULL)), L23);
+    json_object_put(doc);
+}
+END_TEST
+
 START_TEST(store_failure_link_delete)
 {
     struct json_object *t, *doc;
@@ -1857,6 +1881,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_switch_delete);
     tcase_add_test(tc, store_failure_interface_delete);
     tcase_add_test(tc, store_failure_link_delete);
+    tcase_add_test(tc, store_failure_link_delete_stores_the_link_again);
     suite_add_tcase(s, tc);
     return s;
 }
