@@ -4,6 +4,7 @@
  * holds only addresses with a connection open, so it is bounded by the
  * total limit (or by the connections kytosd can have open). */
 #include "connlimit.h"
+#include "client_group.h"
 
 #include <netinet/in.h>
 #include <pthread.h>
@@ -15,17 +16,17 @@
 
 struct peer {
     struct peer *next;
-    unsigned char key[17];   /* family byte + 16 address bytes */
+    unsigned char key[KH_CLIENT_KEY_LEN];
     unsigned count;
 };
 
 struct kh_connlimit {
     pthread_mutex_t mu;
-    unsigned max_total, max_per_ip, total;
+    unsigned max_total, max_per_ip, total, v6_prefix;
     struct peer *buckets[BUCKETS];
 };
 
-struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip)
+struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip, unsigned v6_prefix)
 {
     struct kh_connlimit *cl = calloc(1, sizeof *cl);
 
@@ -34,6 +35,7 @@ struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip)
     pthread_mutex_init(&cl->mu, NULL);
     cl->max_total = max_total;
     cl->max_per_ip = max_per_ip;
+    cl->v6_prefix = v6_prefix;
     return cl;
 }
 
@@ -54,47 +56,38 @@ void kh_connlimit_free(struct kh_connlimit *cl)
     free(cl);
 }
 
-/* The address without its port; 0, or -1 for a family without one. */
-static int key_of(const struct sockaddr *addr, unsigned char key[17])
+/* The client group of an address (client_group.h); 0, or -1 for a
+ * family without one. */
+static int key_of(const struct kh_connlimit *cl, const struct sockaddr *addr,
+                  unsigned char key[KH_CLIENT_KEY_LEN])
 {
-    memset(key, 0, 17);
-    if (addr && addr->sa_family == AF_INET) {
-        key[0] = 4;
-        memcpy(key + 1, &((const struct sockaddr_in *)(const void *)addr)->sin_addr, 4);
-        return 0;
-    }
-    if (addr && addr->sa_family == AF_INET6) {
-        key[0] = 6;
-        memcpy(key + 1, &((const struct sockaddr_in6 *)(const void *)addr)->sin6_addr, 16);
-        return 0;
-    }
-    return -1;
+    return kh_client_key(addr, cl->v6_prefix, key);
 }
 
-static struct peer **slot(struct kh_connlimit *cl, const unsigned char key[17])
+static struct peer **slot(struct kh_connlimit *cl, const unsigned char key[KH_CLIENT_KEY_LEN])
 {
     uint32_t h = 2166136261u;
     struct peer **pp;
     size_t i;
 
-    for (i = 0; i < 17; i++)
+    for (i = 0; i < KH_CLIENT_KEY_LEN; i++)
         h = (h ^ key[i]) * 16777619u;
     for (pp = &cl->buckets[h & (BUCKETS - 1)]; *pp; pp = &(*pp)->next)
-        if (memcmp((*pp)->key, key, 17) == 0)
+        if (memcmp((*pp)->key, key, KH_CLIENT_KEY_LEN) == 0)
             break;
     return pp;   /* the entry, or where to link a new one */
 }
 
 enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct sockaddr *addr)
 {
-    unsigned char key[17];
+    unsigned char key[KH_CLIENT_KEY_LEN];
     enum kh_conn_verdict v = KH_CONN_OK;
     struct peer **pp;
 
     pthread_mutex_lock(&cl->mu);
     if (cl->max_total && cl->total >= cl->max_total) {
         v = KH_CONN_TOTAL;
-    } else if (key_of(addr, key) == 0) {
+    } else if (key_of(cl, addr, key) == 0) {
         pp = slot(cl, key);
         if (*pp && cl->max_per_ip && (*pp)->count >= cl->max_per_ip) {
             v = KH_CONN_PER_IP;
@@ -103,7 +96,7 @@ enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct soc
         } else {
             struct peer *p = calloc(1, sizeof *p);
             if (p) {   /* out of memory: counted in total only */
-                memcpy(p->key, key, 17);
+                memcpy(p->key, key, KH_CLIENT_KEY_LEN);
                 p->count = 1;
                 *pp = p;
             }
@@ -117,12 +110,12 @@ enum kh_conn_verdict kh_connlimit_take(struct kh_connlimit *cl, const struct soc
 
 int kh_connlimit_ip_full(struct kh_connlimit *cl, const struct sockaddr *addr)
 {
-    unsigned char key[17];
+    unsigned char key[KH_CLIENT_KEY_LEN];
     struct peer **pp;
     int full = 0;
 
     pthread_mutex_lock(&cl->mu);
-    if (cl->max_per_ip && key_of(addr, key) == 0 && *(pp = slot(cl, key)))
+    if (cl->max_per_ip && key_of(cl, addr, key) == 0 && *(pp = slot(cl, key)))
         full = (*pp)->count >= cl->max_per_ip;
     pthread_mutex_unlock(&cl->mu);
     return full;
@@ -130,13 +123,13 @@ int kh_connlimit_ip_full(struct kh_connlimit *cl, const struct sockaddr *addr)
 
 void kh_connlimit_put(struct kh_connlimit *cl, const struct sockaddr *addr)
 {
-    unsigned char key[17];
+    unsigned char key[KH_CLIENT_KEY_LEN];
     struct peer **pp;
 
     pthread_mutex_lock(&cl->mu);
     if (cl->total)
         cl->total--;
-    if (key_of(addr, key) == 0 && *(pp = slot(cl, key)) && --(*pp)->count == 0) {
+    if (key_of(cl, addr, key) == 0 && *(pp = slot(cl, key)) && --(*pp)->count == 0) {
         struct peer *p = *pp;
         *pp = p->next;
         free(p);

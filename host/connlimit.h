@@ -16,8 +16,9 @@ struct kh_connlimit;
 
 enum kh_conn_verdict { KH_CONN_OK = 0, KH_CONN_TOTAL, KH_CONN_PER_IP };
 
-/* 0 for a limit: none. */
-struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip);
+/* 0 for a limit: none.  Per address means per client group
+ * (client_group.h): IPv6 addresses by their first v6_prefix bits. */
+struct kh_connlimit *kh_connlimit_new(unsigned max_total, unsigned max_per_ip, unsigned v6_prefix);
 void kh_connlimit_free(struct kh_connlimit *cl);
 
 /* Count one more connection from addr, or refuse it (nothing counted). */

@@ -5,6 +5,7 @@
 #include "guard.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "client_group.h"
 #include "store.h"
 #include <errno.h>
 #include <stdio.h>
@@ -259,12 +260,16 @@ static int admit(kytos_req *r, kh_workpool *pool)
     int64_t now_in = atomic_fetch_add(&h->in_flight, 1) + 1;
 
     r->counted_inflight = 1;
-    if (h->ratelimit && r->peer[0] && kh_ratelimit_hit(h->ratelimit, r->peer, kh_now_ms()) != 0) {
-        atomic_fetch_add(&h->rejected_429, 1);
-        kh_resp_error(r, 429, "Too Many Requests: more than %u requests per second from %s",
-                      h->rate_limit, r->peer);
-        kh_resp_header(r, "Retry-After", "1");
-        return -1;
+    if (h->ratelimit && r->peer[0]) {
+        char client[KH_CLIENT_TEXT_LEN];   /* an IPv6 client by its prefix */
+        kh_client_group_text(r->peer, h->client_v6_prefix, client, sizeof client);
+        if (kh_ratelimit_hit(h->ratelimit, client, kh_now_ms()) != 0) {
+            atomic_fetch_add(&h->rejected_429, 1);
+            kh_resp_error(r, 429, "Too Many Requests: more than %u requests per second from %s",
+                          h->rate_limit, client);
+            kh_resp_header(r, "Retry-After", "1");
+            return -1;
+        }
     }
     if ((h->concurrency_limit > 0 && now_in > h->concurrency_limit) ||
         (from_client && pool && kh_workpool_shedding(pool))) {

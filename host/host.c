@@ -3,6 +3,7 @@
 #include "eventbus.h"
 #include "guard.h"
 #include "log.h"
+#include "client_group.h"
 #include "ratelimit.h"
 #include "store.h"
 #include <dlfcn.h>
@@ -160,6 +161,7 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->json_500 = kh_config_bool(cfg, "api_json_500", 0);
     h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
     h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
+    h->client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix", 64));
     h->concurrency_limit = concurrency_limit(h);
     kh_shed_init(h);
     h->ratelimit = kh_ratelimit_new(h->rate_limit);

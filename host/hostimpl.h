@@ -60,6 +60,7 @@ struct kh_host {
     int traceback_on_500;
     int json_500;
     unsigned rate_limit;        /* requests/second per client, 0 = off */
+    unsigned client_v6_prefix;  /* api_ipv6_client_prefix (client_group.h) */
     int shutdown_timeout_ms;
 
     /* overload governor (shed.c) */

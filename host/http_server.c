@@ -10,6 +10,7 @@
  * (DESIGN.md). */
 #include "http_server.h"
 #include "acceptor.h"
+#include "client_group.h"
 #include "connlimit.h"
 #include "idle_conns.h"
 #include "log.h"
@@ -41,6 +42,7 @@ struct kh_http {
     struct kh_connlimit *limits; /* api_max_connections, api_per_ip_connection_limit */
     struct kh_idle_conns *idle;  /* connections between requests (idle_conns.h) */
     int64_t reclaim_idle_ms;     /* api_reclaim_idle_ms: -1 never */
+    unsigned v6_prefix;          /* api_ipv6_client_prefix (client_group.h) */
     atomic_int_fast64_t refused_log_ms;
 };
 
@@ -74,7 +76,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
 {
     struct kh_http *s = ud;
     enum kh_conn_verdict v = kh_connlimit_take(s->limits, addr);
-    char peer[INET6_ADDRSTRLEN], body[256];
+    char peer[KH_CLIENT_TEXT_LEN], body[256];
     int64_t now, last;
 
     if (v == KH_CONN_TOTAL && s->reclaim_idle_ms >= 0 && !kh_connlimit_ip_full(s->limits, addr)) {
@@ -95,7 +97,8 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
             kh_connlimit_put(s->limits, addr);
         return 0;
     }
-    addr_text(addr, peer, sizeof peer);
+    addr_text(addr, body, sizeof body);
+    kh_client_group_text(body, s->v6_prefix, peer, sizeof peer);
     if (v == KH_CONN_TOTAL) {
         atomic_fetch_add(&s->host->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
@@ -562,7 +565,9 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     MHD_set_panic_func(mhd_panic, NULL);
     max_conns = config_count(cfg, "api_max_connections", 4096);
     raise_fd_limit(max_conns);
-    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024));
+    s->v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix", 64));
+    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024),
+                                 s->v6_prefix);
     s->idle = kh_idle_conns_new();
     if (!s->limits || !s->idle) {
         snprintf(err, errlen, "out of memory");

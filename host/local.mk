@@ -12,7 +12,7 @@ noinst_LTLIBRARIES += host/libkh_core.la
 host_libkh_core_la_SOURCES = \
 	host/hostimpl.h host/napp.h host/router.h host/request.h host/http_server.h \
 	host/watcher.h host/store.h host/eventbus.h \
-	host/router.c host/request.c host/json_strict.c host/dispatch.c host/shed.c host/acceptor.c host/acceptor.h host/connlimit.c host/connlimit.h host/idle_conns.c host/idle_conns.h host/elfcheck.c \
+	host/router.c host/request.c host/json_strict.c host/dispatch.c host/shed.c host/acceptor.c host/acceptor.h host/connlimit.c host/connlimit.h host/idle_conns.c host/idle_conns.h host/client_group.c host/client_group.h host/elfcheck.c \
 	host/loader.c host/validate.c host/api_table.c host/host.c host/core_api.c \
 	host/http_server.c host/watcher.c host/ratelimit.c host/ratelimit.h host/metrics.c \
 	host/guard.c host/guard.h

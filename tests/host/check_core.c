@@ -3,6 +3,7 @@
 #include "check_tap.h"
 #include "host/conf.h"
 #include "host/acceptor.h"
+#include "host/client_group.h"
 #include "host/connlimit.h"
 #include "host/idle_conns.h"
 #include "host/request.h"
@@ -243,7 +244,7 @@ static struct sockaddr_in v4(const char *ip, int port)
 /* Per address (the port does not count), then in total; a put makes room. */
 START_TEST(connection_limits_count_per_address_and_in_total)
 {
-    struct kh_connlimit *cl = kh_connlimit_new(5, 2);
+    struct kh_connlimit *cl = kh_connlimit_new(5, 2, 64);
     struct sockaddr_in a1 = v4("10.0.0.1", 1000), a2 = v4("10.0.0.1", 2000), b = v4("10.0.0.2", 1);
     struct sockaddr_in6 c = {.sin6_family = AF_INET6};
 
@@ -263,10 +264,60 @@ START_TEST(connection_limits_count_per_address_and_in_total)
     ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);       /* 5 open */
     ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a2), KH_CONN_TOTAL);
     kh_connlimit_free(cl);   /* with entries left: freed too (LeakSanitizer) */
-    cl = kh_connlimit_new(0, 0);   /* no limits */
+    cl = kh_connlimit_new(0, 0, 64);   /* no limits */
     for (int i = 0; i < 100; i++)
         ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_OK);
     kh_connlimit_free(cl);
+}
+END_TEST
+
+static struct sockaddr_in6 v6(const char *ip)
+{
+    struct sockaddr_in6 a = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, ip, &a.sin6_addr);
+    return a;
+}
+
+/* IPv6 clients count by their prefix (a host picks any address of its
+ * /64), an IPv4-mapped one as its IPv4 address; 128 counts each address. */
+START_TEST(per_client_limits_group_ipv6_by_prefix)
+{
+    struct kh_connlimit *cl = kh_connlimit_new(100, 2, 64);
+    struct sockaddr_in6 a = v6("2001:db8:1:2::1"), b = v6("2001:db8:1:2:ffff::9"),
+                        c = v6("2001:db8:1:3::1"), mapped = v6("::ffff:10.0.0.1");
+    struct sockaddr_in four = v4("10.0.0.1", 80);
+    char out[KH_CLIENT_TEXT_LEN];
+
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a), KH_CONN_PER_IP);   /* same /64 */
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&c), KH_CONN_OK);      /* another */
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&four), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&mapped), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&four), KH_CONN_PER_IP); /* mapped = v4 */
+    kh_connlimit_put(cl, (struct sockaddr *)&b);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a), KH_CONN_OK);
+    kh_connlimit_free(cl);
+    cl = kh_connlimit_new(100, 1, 128);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a), KH_CONN_OK);
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&b), KH_CONN_OK);      /* exact */
+    ck_assert_int_eq(kh_connlimit_take(cl, (struct sockaddr *)&a), KH_CONN_PER_IP);
+    kh_connlimit_free(cl);
+
+    kh_client_group_text("2001:db8:1:2:3:4:5:6", 64, out, sizeof out);
+    ck_assert_str_eq(out, "2001:db8:1:2::/64");
+    kh_client_group_text("2001:db8:1:2:3:4:5:6", 52, out, sizeof out);
+    ck_assert_str_eq(out, "2001:db8:1::/52");
+    kh_client_group_text("2001:db8:1:2:3:4:5:6", 128, out, sizeof out);
+    ck_assert_str_eq(out, "2001:db8:1:2:3:4:5:6");
+    kh_client_group_text("::ffff:10.0.0.1", 64, out, sizeof out);
+    ck_assert_str_eq(out, "10.0.0.1");
+    kh_client_group_text("10.0.0.1", 64, out, sizeof out);
+    ck_assert_str_eq(out, "10.0.0.1");
+    ck_assert_uint_eq(kh_client_prefix(0), 64);
+    ck_assert_uint_eq(kh_client_prefix(129), 64);
+    ck_assert_uint_eq(kh_client_prefix(128), 128);
+    ck_assert_uint_eq(kh_client_prefix(48), 48);
 }
 END_TEST
 
@@ -560,6 +611,7 @@ int main(void)
     tcase_add_test(tc, headers_are_copies_that_outlive_the_answer);
     tcase_add_test(tc, query_pairs_are_bounded);
     tcase_add_test(tc, connection_limits_count_per_address_and_in_total);
+    tcase_add_test(tc, per_client_limits_group_ipv6_by_prefix);
     tcase_add_test(tc, idle_connections_are_reclaimed_oldest_first);
     tcase_add_test(tc, accept_loop_survives_poll_failures);
     tcase_add_test(tc, body_cap_is_enforced);
