@@ -236,6 +236,16 @@ static struct json_object *stored_intf(struct json_object *sw_doc, const char *i
     return NULL;
 }
 
+/* The stored switch document's interface names this link ("" for none). */
+static void expect_stored_link(const char *dpid, const char *intf, const char *link)
+{
+    struct json_object *doc = stored("switches", dpid);
+
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, intf), "link", NULL, NULL)), link);
+    json_object_put(doc);
+}
+
 /* An interface dict of GET v3/ (borrowed from t). */
 static struct json_object *intf_of(struct json_object *t, const char *dpid, const char *intf_id)
 {
@@ -813,10 +823,7 @@ START_TEST(delete_old_link_keeps_the_recabled_endpoint)
     ck_assert_str_eq(json_object_get_string(path_get(i, "link", NULL, NULL)), new_link);
     ck_assert(json_object_get_boolean(path_get(i, "nni", NULL, NULL)));
     json_object_put(doc);
-    doc = stored("switches", S2);
-    ck_assert_ptr_nonnull(doc);
-    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":2"), "link", NULL, NULL)), "");
-    json_object_put(doc);
+    expect_stored_link(S2, S2 ":2", "");
     ck_assert_ptr_null(stored("links", L12));
     doc = stored("links", new_link);
     ck_assert_ptr_nonnull(doc);
@@ -1688,6 +1695,23 @@ static void delete_refused(const char *coll, const char *path, const char *event
     free(after);
 }
 
+/* The delete refused before, now through: one event, the entity gone from
+ * its metadata endpoint and from GET v3/'s section. */
+static void delete_again(const char *path, const char *event, const char *not_found, const char *section,
+                         const char *id)
+{
+    char meta[256];
+    struct json_object *t;
+
+    snprintf(meta, sizeof meta, "%s/metadata", path);
+    expect_ok("DELETE", path, NULL, 200, "Operation successful");
+    ck_assert_uint_eq(kytos_test_published_count(th, event), 1);
+    expect_error("GET", meta, NULL, 404, not_found);
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, section, NULL, NULL), id, NULL));
+    json_object_put(t);
+}
+
 START_TEST(store_failure_switch_delete)
 {
     struct json_object *t, *doc;
@@ -1720,12 +1744,7 @@ START_TEST(store_failure_switch_delete)
                      "{\"vlan\":[[1,500],[2096,2096],[3001,3001]]}");
     json_object_put(doc);
 
-    expect_ok("DELETE", API "switches/" S1, NULL, 200, "Operation successful");
-    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.switch.deleted"), 1);
-    expect_error("GET", API "switches/" S1 "/metadata", NULL, 404, "Switch not found");
-    t = topology();
-    ck_assert(!json_object_object_get_ex(path_get(t, "switches", NULL, NULL), S1, NULL));
-    json_object_put(t);
+    delete_again(API "switches/" S1, "kytos/topology.switch.deleted", "Switch not found", "switches", S1);
     ck_assert_ptr_null(stored("switches", S1));
     ck_assert_ptr_null(stored("interface_details", S1 ":1"));
 }
@@ -1782,14 +1801,8 @@ START_TEST(store_failure_link_delete_stores_the_link_again)
     doc = stored("links", L23);
     ck_assert_ptr_nonnull(doc);
     json_object_put(doc);
-    doc = stored("switches", S2);
-    ck_assert_ptr_nonnull(doc);
-    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), L23);
-    json_object_put(doc);
-    doc = stored("switches", S3);
-    ck_assert_ptr_nonnull(doc);
-    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S3 ":2"), "link", NULL, NULL)), L23);
-    json_object_put(doc);
+    expect_stored_link(S2, S2 ":3", L23);
+    expect_stored_link(S3, S3 ":2", L23);
 }
 END_TEST
 
@@ -1812,26 +1825,17 @@ START_TEST(store_failure_link_delete)
     ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S2, S2 ":3"), "link", NULL, NULL)), L23);
     ck_assert(json_object_get_boolean(path_get(intf_of(t, S3, S3 ":2"), "nni", NULL, NULL)));
     json_object_put(t);
-    doc = stored("switches", S2);
-    ck_assert_ptr_nonnull(doc);
-    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), L23);
-    json_object_put(doc);
+    expect_stored_link(S2, S2 ":3", L23);
     doc = stored("links", L23);
     ck_assert_ptr_nonnull(doc);
     json_object_put(doc);
 
-    expect_ok("DELETE", API "links/" L23, NULL, 200, "Operation successful");
-    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link.deleted"), 1);
-    expect_error("GET", API "links/" L23 "/metadata", NULL, 404, "Link not found");
+    delete_again(API "links/" L23, "kytos/topology.link.deleted", "Link not found", "links", L23);
     t = topology();
-    ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), L23, NULL));
     ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S2, S2 ":3"), "link", NULL, NULL)), "");
     json_object_put(t);
     ck_assert_ptr_null(stored("links", L23));
-    doc = stored("switches", S2);
-    ck_assert_ptr_nonnull(doc);
-    ck_assert_str_eq(json_object_get_string(path_get(stored_intf(doc, S2 ":3"), "link", NULL, NULL)), "");
-    json_object_put(doc);
+    expect_stored_link(S2, S2 ":3", "");
 }
 END_TEST
 
