@@ -54,8 +54,8 @@ static const struct {
     {"api_io_threads", "0"},                 /* 0 = number of cores */
     {"api_max_connections", "4096"},
     {"api_per_ip_connection_limit", "1024"},
-    {"api_reclaim_idle_ms", "1000"},
-    {"api_ipv6_client_prefix", "64"},        /* IPv6 clients count by this prefix in per-client limits */         /* at the limit, an idle connection this old gives its slot; -1 never */
+    {"api_reclaim_idle_ms", "1000"},         /* at the limit, an idle connection this old gives its slot; -1 never */
+    {"api_ipv6_client_prefix", "64"},        /* IPv6 clients count by this prefix in per-client limits */
     {"api_connection_timeout", "60"},        /* idle keep-alive seconds */
     {"api_connection_memory", "16384"},      /* request line + headers (MHD zeroes it per request) */
     {"api_listen_backlog", "1024"},

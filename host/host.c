@@ -161,7 +161,13 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->json_500 = kh_config_bool(cfg, "api_json_500", 0);
     h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
     h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
-    h->client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix", 64));
+    {
+        int64_t p = kh_config_int(cfg, "api_ipv6_client_prefix", 64);
+        h->client_v6_prefix = kh_client_prefix(p);
+        if ((int64_t)h->client_v6_prefix != p)
+            kh_log(LOGGER, KH_WARNING, "api_ipv6_client_prefix must be 1 to 128, not %lld: using %u",
+                   (long long)p, h->client_v6_prefix);
+    }
     h->concurrency_limit = concurrency_limit(h);
     kh_shed_init(h);
     h->ratelimit = kh_ratelimit_new(h->rate_limit);

@@ -42,7 +42,6 @@ struct kh_http {
     struct kh_connlimit *limits; /* api_max_connections, api_per_ip_connection_limit */
     struct kh_idle_conns *idle;  /* connections between requests (idle_conns.h) */
     int64_t reclaim_idle_ms;     /* api_reclaim_idle_ms: -1 never */
-    unsigned v6_prefix;          /* api_ipv6_client_prefix (client_group.h) */
     atomic_int_fast64_t refused_log_ms;
 };
 
@@ -98,7 +97,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
         return 0;
     }
     addr_text(addr, body, sizeof body);
-    kh_client_group_text(body, s->v6_prefix, peer, sizeof peer);
+    kh_client_group_text(body, s->host->client_v6_prefix, peer, sizeof peer);
     if (v == KH_CONN_TOTAL) {
         atomic_fetch_add(&s->host->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
@@ -565,9 +564,8 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     MHD_set_panic_func(mhd_panic, NULL);
     max_conns = config_count(cfg, "api_max_connections", 4096);
     raise_fd_limit(max_conns);
-    s->v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix", 64));
     s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024),
-                                 s->v6_prefix);
+                                 h->client_v6_prefix);
     s->idle = kh_idle_conns_new();
     if (!s->limits || !s->idle) {
         snprintf(err, errlen, "out of memory");

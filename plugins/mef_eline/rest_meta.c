@@ -211,9 +211,7 @@ static int bulk(kytos_req *req, struct me *me, const char *del_key, unsigned ok_
                     put_back(md, prev[i], k);
             }
         }
-        if (me_evc_sync(me, e) != KYTOS_OK)
-            kytos_log(me->napp, KYTOS_LOG_ERROR,
-                      "EVC %s: the metadata of a refused bulk request stay stored", e->id);
+        me_evc_save(me, e);   /* refused too: retried until stored (retry.c) */
         pthread_mutex_unlock(&e->lock);
     }
     for (i = 0; i < ndone; i++) {
