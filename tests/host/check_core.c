@@ -376,6 +376,9 @@ END_TEST
 /* ---- the accept loop outlives a failing poll ---- */
 
 static atomic_int poll_failures;
+static pthread_mutex_t real_poll_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t real_poll_cv = PTHREAD_COND_INITIALIZER;
+static unsigned real_polls;   /* calls that went on to poll(2) */
 
 static int failing_poll(struct pollfd *fds, unsigned long nfds, int timeout)
 {
@@ -383,13 +386,31 @@ static int failing_poll(struct pollfd *fds, unsigned long nfds, int timeout)
         errno = ENOMEM;
         return -1;
     }
+    pthread_mutex_lock(&real_poll_mu);
+    real_polls++;
+    pthread_cond_broadcast(&real_poll_cv);
+    pthread_mutex_unlock(&real_poll_mu);
     return poll(fds, nfds, timeout);
+}
+
+/* Wait (bounded) until the loop has gone on to poll(2) more than seen times. */
+static int await_real_poll(unsigned seen, const struct timespec *deadline)
+{
+    int more;
+
+    pthread_mutex_lock(&real_poll_mu);
+    while (real_polls <= seen && pthread_cond_timedwait(&real_poll_cv, &real_poll_mu, deadline) == 0)
+        ;
+    more = real_polls > seen;
+    pthread_mutex_unlock(&real_poll_mu);
+    return more;
 }
 
 struct accepted {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int fd;
+    unsigned polls;   /* real_polls when it was accepted */
 };
 
 static int on_accept(void *ud, int fd, const struct sockaddr *addr, socklen_t len)
@@ -397,8 +418,12 @@ static int on_accept(void *ud, int fd, const struct sockaddr *addr, socklen_t le
     struct accepted *a = ud;
     (void)addr;
     (void)len;
+    pthread_mutex_lock(&real_poll_mu);
+    unsigned polls = real_polls;
+    pthread_mutex_unlock(&real_poll_mu);
     pthread_mutex_lock(&a->mu);
     a->fd = fd;
+    a->polls = polls;
     pthread_cond_signal(&a->cv);
     pthread_mutex_unlock(&a->mu);
     return 0;
@@ -406,7 +431,7 @@ static int on_accept(void *ud, int fd, const struct sockaddr *addr, socklen_t le
 
 START_TEST(accept_loop_survives_poll_failures)
 {
-    struct accepted a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1};
+    struct accepted a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, 0};
     struct sockaddr_in sa = v4("127.0.0.1", 0);
     socklen_t sl = sizeof sa;
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), cfd, cfd2;
@@ -431,8 +456,11 @@ START_TEST(accept_loop_survives_poll_failures)
     pthread_mutex_unlock(&a.mu);
     ck_assert_int_ge(a.fd, 0);   /* accepted after the failures */
     ck_assert_int_le(atomic_load(&poll_failures), 0);
-    /* poll failing for good from the next call (the loop is in a real one
-     * now, which a second client ends): stop must still return */
+    /* poll failing for good from the next call, once the loop is back in a
+     * real one (which a second client ends): stop must still return */
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    ck_assert(await_real_poll(a.polls, &deadline));
     close(a.fd);
     a.fd = -1;
     atomic_store(&poll_failures, 1 << 30);

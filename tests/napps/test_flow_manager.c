@@ -581,6 +581,7 @@ START_TEST(stats_confirmation_never_overwrites_a_queued_delete)
                                 "{\"flows\":[{\"priority\":7,\"match\":{\"in_port\":2}}]}"),
                       424);   /* stored pending, not sent */
     list = stored("?state=pending", S2, &s);
+    ck_assert_ptr_nonnull(list);
     ck_assert_uint_eq(json_object_array_length(list), 1);
     snprintf(stats, sizeof stats, "{\"switch\": \"%s\", \"replies_flows\": [{\"id\": \"%s\"}]}", S2,
              field(json_object_array_get_idx(list, 0), "flow_id"));

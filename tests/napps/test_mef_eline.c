@@ -486,22 +486,41 @@ static void iso_in(int secs, char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Wait (polling GET, up to timeout_ms) until the EVC is enabled/active as asked. */
-static bool await_evc(const char *id, bool enabled, bool active, unsigned timeout_ms)
+/* Wait (polling every 20 ms, up to timeout_ms) until done(ud). */
+static bool await_until(bool (*done)(const void *ud), const void *ud, unsigned timeout_ms)
 {
-    struct timespec step = {0, 50 * 1000000L};
+    struct timespec step = {0, 20 * 1000000L};
     unsigned waited;
-    for (waited = 0; waited <= timeout_ms; waited += 50) {
-        kytos_test_resp *r;
-        struct json_object *e = get_evc(id, &r);
-        bool en = json_object_get_boolean(json_object_object_get(e, "enabled"));
-        bool ac = json_object_get_boolean(json_object_object_get(e, "active"));
-        kytos_test_resp_free(r);
-        if (en == enabled && ac == active)
+    for (waited = 0; waited <= timeout_ms; waited += 20) {
+        if (done(ud))
             return true;
         nanosleep(&step, NULL);
     }
     return false;
+}
+
+struct evc_want {
+    const char *id;
+    bool enabled, active;
+    size_t hops;
+};
+
+static bool evc_flags_are(const void *ud)
+{
+    const struct evc_want *w = ud;
+    kytos_test_resp *r;
+    struct json_object *e = get_evc(w->id, &r);
+    bool en = json_object_get_boolean(json_object_object_get(e, "enabled"));
+    bool ac = json_object_get_boolean(json_object_object_get(e, "active"));
+    kytos_test_resp_free(r);
+    return en == w->enabled && ac == w->active;
+}
+
+/* Wait (polling GET, up to timeout_ms) until the EVC is enabled/active as asked. */
+static bool await_evc(const char *id, bool enabled, bool active, unsigned timeout_ms)
+{
+    struct evc_want w = {id, enabled, active, 0};
+    return await_until(evc_flags_are, &w, timeout_ms);
 }
 
 /* POST a schedule; 201 expected; its id copied to sid. */
@@ -1204,19 +1223,19 @@ END_TEST
 
 /* ---- store write failures outside requests: retried until stored ---- */
 
+static bool evc_stored_as(const void *ud)
+{
+    const struct evc_want *w = ud;
+    size_t plen;
+    return evc_active(w->id, &plen, NULL, 0) == w->active && plen == w->hops;
+}
+
 /* Wait (polling GET, which reads the store, up to timeout_ms) until the
  * stored EVC is active as asked with a current path of hops links. */
 static bool await_stored(const char *id, bool active, size_t hops, unsigned timeout_ms)
 {
-    struct timespec step = {0, 20 * 1000000L};
-    unsigned waited;
-    size_t plen;
-    for (waited = 0; waited <= timeout_ms; waited += 20) {
-        if (evc_active(id, &plen, NULL, 0) == active && plen == hops)
-            return true;
-        nanosleep(&step, NULL);
-    }
-    return false;
+    struct evc_want w = {id, true, active, hops};
+    return await_until(evc_stored_as, &w, timeout_ms);
 }
 
 static void link_down(const char *link)
