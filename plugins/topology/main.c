@@ -9,6 +9,9 @@
  *                                   LINK_UP_TIMER); 0 reports at once
  *   enable_entities_by_default = true   new switches, interfaces and links
  *                                   start enabled (Kytos' daemon option)
+ *   store_retry_interval = 1        seconds (0.01..60) between retries of
+ *                                   the store writes it refused that
+ *                                   nothing put back (retry.c)
  *
  * Events published (content is JSON; DICT = the as_dict() shapes of GET v3/):
  *   kytos/topology.topology_loaded   {"topology": {"switches","links"},
@@ -44,6 +47,28 @@ static char *errdup(const char *msg)
     return s;
 }
 
+/* store_retry_interval: never off, a refused write would be lost. */
+static int read_retry_interval(struct topo *t, struct json_object *st, char **errmsg)
+{
+    struct json_object *v;
+    double secs;
+
+    t->store_retry_ms = 1000;
+    if (!json_object_object_get_ex(st, "store_retry_interval", &v))
+        return KYTOS_OK;
+    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+        *errmsg = errdup("store_retry_interval must be a number of seconds");
+        return KYTOS_EINVAL;
+    }
+    secs = json_object_get_double(v);
+    if (!isfinite(secs) || secs < 0.01 || secs > 60) {
+        *errmsg = errdup("store_retry_interval must be between 0.01 and 60 seconds");
+        return KYTOS_EINVAL;
+    }
+    t->store_retry_ms = (unsigned)lround(secs * 1000.0);
+    return KYTOS_OK;
+}
+
 static int read_settings(struct topo *t, char **errmsg)
 {
     struct json_object *st = kytos_napp_settings(t->napp), *v;
@@ -70,7 +95,7 @@ static int read_settings(struct topo *t, char **errmsg)
         }
         t->enable_by_default = json_object_get_boolean(v);
     }
-    return KYTOS_OK;
+    return read_retry_interval(t, st, errmsg);
 }
 
 static void topo_free(struct topo *t)
@@ -78,6 +103,7 @@ static void topo_free(struct topo *t)
     if (!t)
         return;
     topo_model_free(t);
+    topo_retry_free(t);
     topo_snapshot_free_all(t);
     jw_free(&t->scratch);
     json_object_put(t->failed_switches);
@@ -105,6 +131,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&t->spare_lock, NULL);
     atomic_init(&t->updated_pending, false);
     atomic_init(&t->pending_timers, 0);
+    atomic_init(&t->store_retry, false);
     t->failed_switches = json_object_new_object();
     t->failed_links = json_object_new_object();
     if (!t->failed_switches || !t->failed_links) {
@@ -141,6 +168,8 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     if (rc == KYTOS_OK && t->link_up_timer_ms > 0)
         rc = kytos_timer_add(napp, t->link_up_timer_ms < 250 ? (unsigned)t->link_up_timer_ms : 250,
                              topo_linkstate_tick, t);
+    if (rc == KYTOS_OK)
+        rc = topo_retry_start(t);
     if (rc != KYTOS_OK) {
         topo_free(t);
         *errmsg = errdup("cannot register routes, subscriptions or timers");
@@ -206,6 +235,9 @@ static void topology_stop(kytos_napp *napp)
     struct topo *t = kytos_napp_data(napp);
 
     kytos_log(napp, KYTOS_LOG_INFO, "NApp kytos/topology shutting down.");
+    /* the host removed our timers and handlers first: no op runs now */
+    if (t)
+        topo_retry_last(t);
     kytos_napp_set_data(napp, NULL);
     topo_free(t);
 }

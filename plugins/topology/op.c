@@ -3,7 +3,8 @@
  * held (see the locking notes in topo.h).  A REST op whose writes fail is
  * told so (topo_op_end's result) and, when it saved what it changes, put
  * back in memory: the caller answers 500, and what it answered for is what
- * a restart loads. */
+ * a restart loads.  A refused write nothing puts back (an event's, or the
+ * rewrite of an undone op) is retried until stored (retry.c). */
 #include "topo.h"
 
 #include <stdlib.h>
@@ -120,6 +121,23 @@ void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id)
     queue_write(op, coll, id, NULL);
 }
 
+/* A write the store refused.  The first writes of an op that saved what
+ * it changes are undone (memory goes back to what the store still has);
+ * any other refused write (an event's, an undo's rewrite) leaves the store
+ * behind memory: retried until stored (retry.c), which logs it. */
+static void refused(struct topo_op *op, const struct topo_write *w, int rc,
+                    const struct kytos_error *err)
+{
+    const char *why = err->message[0] ? err->message : kytos_strerror(rc);
+
+    if (op->undo.saved && !op->undone)
+        kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s failed: %s",
+                  w->doc ? "put" : "delete", w->coll, w->id, why);
+    else
+        topo_retry_refused(op->t, w->coll, w->id, why);
+    topo_op_fail(op, rc);
+}
+
 /* The writes not done yet, in order; they stay listed (done). */
 static void run_writes(struct topo_op *op)
 {
@@ -137,12 +155,10 @@ static void run_writes(struct topo_op *op)
             rc = kytos_store_delete(op->t->napp, w->coll, w->id, &err);
         w->ok = rc >= 0 || (rc == KYTOS_ENOTFOUND && !w->doc);
         w->absent = rc == KYTOS_ENOTFOUND && !w->doc;
-        if (!w->ok) {
-            kytos_log(op->t->napp, KYTOS_LOG_ERROR, "store %s %s/%s failed: %s",
-                      w->doc ? "put" : "delete", w->coll, w->id,
-                      err.message[0] ? err.message : kytos_strerror(rc));
-            topo_op_fail(op, rc);
-        }
+        if (w->ok)
+            topo_retry_stored(op->t, w->coll, w->id);  /* a mark it had is done */
+        else
+            refused(op, w, rc, &err);
         json_object_put(w->doc);
         w->doc = NULL;
         w->done = true;
@@ -333,6 +349,7 @@ int topo_op_end(struct topo_op *op)
         topo_op_unlock_model(op);
         drop_events(&op->evq);
         op->quiet = true;
+        op->undone = true;
         run_writes(op);
     }
     free_writes(op);

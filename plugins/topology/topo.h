@@ -14,7 +14,10 @@
  * released, so a full event buffer never blocks a lock holder.  Store
  * writes run with write_lock only; an op undone after a failed write takes
  * t->rw again to put the model back (op.c).  An entity a delete takes out
- * is freed only once the op's writes are stored (removal.c).
+ * is freed only once the op's writes are stored (removal.c).  The store
+ * retry timer (retry.c) holds write_lock for its round, as an op does,
+ * and takes t->rw only while it builds a document: the order is always
+ * write_lock, then rw.
  *
  * kytos/topology.updated carries the whole topology.  It is coalesced: an
  * op that changed something publishes a small internal trigger
@@ -168,6 +171,16 @@ struct topo_op {
     struct topo_undo undo;
     bool changed;       /* the snapshot must be rebuilt */
     bool quiet;         /* no kytos/topology.updated (Kytos sends none) */
+    bool undone;        /* put back: its writes now are the undo's rewrite */
+};
+
+/* The collections of topology's documents (retry.c). */
+enum topo_coll { TOPO_COLL_SWITCHES, TOPO_COLL_LINKS, TOPO_COLL_TAGS, TOPO_N_COLLS };
+
+/* A document the store refused, to be written again (retry.c). */
+struct topo_mark {
+    enum topo_coll coll;
+    char *id;
 };
 
 struct topo {
@@ -187,9 +200,16 @@ struct topo {
     pthread_mutex_t spare_lock;
     struct topo_snapshot *spare;     /* a released snapshot, buffers kept */
 
+    /* refused store writes (retry.c): marks under write_lock, one per
+     * (collection, id); store_retry is set while any is */
+    struct topo_mark *marks;
+    size_t n_marks, cap_marks;
+    atomic_bool store_retry;
+
     /* settings */
     int64_t link_up_timer_ms;
     bool enable_by_default;
+    unsigned store_retry_ms;
 
     /* start-time data */
     struct json_object *failed_switches, *failed_links;
@@ -272,7 +292,8 @@ void topo_op_unlock_model(struct topo_op *op);
  * memory has them now, and the queued events are dropped: no event and no
  * kytos/topology.updated goes out.  So a delete the store refuses leaves
  * the entity in place, as in Kytos, which deletes from the database first
- * and from memory only after. */
+ * and from memory only after.  A refused write that nothing puts back (an
+ * op that saved nothing, or the rewrite) is retried until stored (retry.c). */
 int topo_op_end(struct topo_op *op);
 /* Record the op's first error (the one topo_op_end returns). */
 void topo_op_fail(struct topo_op *op, int rc);
@@ -303,6 +324,18 @@ void topo_op_persist_link(struct topo_op *op, struct topo_link *l);
 void topo_op_delete_doc(struct topo_op *op, const char *coll, const char *id);
 /* Queue the interface's interface_details document. */
 void topo_op_persist_tags(struct topo_op *op, struct topo_intf *i);
+
+/* ---- retry.c: refused store writes, written again until stored ---- */
+/* run_writes' outcome of one write (caller holds write_lock): a refused
+ * one is marked (logged once), a stored one clears its mark. */
+void topo_retry_refused(struct topo *t, const char *coll, const char *id, const char *why);
+void topo_retry_stored(struct topo *t, const char *coll, const char *id);
+/* The timer (every store_retry_ms) writing the marked entities' current
+ * documents (a delete for those gone from memory). */
+int topo_retry_start(struct topo *t);
+/* At stop, once the timer is gone: one last round, then topo_retry_free. */
+void topo_retry_last(struct topo *t);
+void topo_retry_free(struct topo *t);
 
 /* ---- linkstate.c: Kytos' link up/down notification rules ---- */
 /* notify_link_status_change: link_up/link_down when the status crossed. */

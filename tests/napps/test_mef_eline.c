@@ -7,6 +7,7 @@
  * "date" and "interval" schedules run by the NApp's one-second timer, and
  * store failures: 500s for requests, retries for link events. */
 #include "check_tap.h"
+#include "await.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 #include <stdbool.h>
@@ -484,19 +485,6 @@ static void iso_in(int secs, char out[32])
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Wait (polling every 20 ms, up to timeout_ms) until done(ud). */
-static bool await_until(bool (*done)(const void *ud), const void *ud, unsigned timeout_ms)
-{
-    struct timespec step = {0, 20 * 1000000L};
-    unsigned waited;
-    for (waited = 0; waited <= timeout_ms; waited += 20) {
-        if (done(ud))
-            return true;
-        nanosleep(&step, NULL);
-    }
-    return false;
 }
 
 struct evc_want {

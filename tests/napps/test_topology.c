@@ -4,9 +4,11 @@
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
  * persistence across a host restart, hostile events and bodies, re-cabling
  * (links left behind by it), interface tag ranges
- * and special tags (and their interface_details documents), and changes
- * the store refuses (500, put back in memory). */
+ * and special tags (and their interface_details documents), changes
+ * the store refuses (500, put back in memory), and refused writes nothing
+ * puts back (an event's), written again until the store takes them. */
 #include "check_tap.h"
+#include "await.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 
@@ -16,7 +18,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
+#include <ftw.h>
 
 #define TOPO_SO NAPP_DIR "/topology.so"
 #define SIMNET_SO NAPP_DIR "/simnet.so"
@@ -190,19 +194,29 @@ static const char *last_reason(const char *event)
     return json_object_get_string(r);
 }
 
-/* topology and simnet, plus the seed NApp to read what topology stored. */
-static kytos_test_host *host_with_seed(void)
+/* topology (conf, data in dir: NULL for a fresh one, printing log lines of
+ * log_level and up: 0 for the default), simnet if asked, and the seed NApp
+ * to read what topology stored. */
+static kytos_test_host *host_seeded(const char *conf, const char *dir, bool simnet, int log_level)
 {
-    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = CONF_FAST};
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = conf, .data_dir = dir,
+                                .log_level = log_level};
     kytos_test_host *h = kytos_test_host_new(&o);
 
     ck_assert_ptr_nonnull(h);
     ck_assert_msg(kytos_test_load(h, TOPO_SO) == 0, "topology: %s", kytos_test_last_error(h));
-    ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
+    if (simnet)
+        ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
     ck_assert_msg(kytos_test_load(h, SEED_SO) == 0, "seed: %s", kytos_test_last_error(h));
     ck_assert_int_eq(kytos_test_start(h), 0);
     ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
     return h;
+}
+
+/* topology and simnet, plus the seed NApp to read what topology stored. */
+static kytos_test_host *host_with_seed(void)
+{
+    return host_seeded(CONF_FAST, NULL, true, 0);
 }
 
 /* The stored document (a copy the caller puts), or NULL when there is none. */
@@ -1063,6 +1077,14 @@ START_TEST(bad_settings_refuse_the_napp)
     ck_assert_ptr_nonnull(strstr(kytos_test_last_error(h), "link_up_timer"));
     ck_assert_int_eq(kytos_test_start(h), 0);  /* a host never started waits at free */
     kytos_test_host_free(h);
+    /* never off: a refused write would be lost */
+    o.conf_text = "[kytos/topology]\nstore_retry_interval = 0\n";
+    h = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_int_lt(kytos_test_load(h, TOPO_SO), 0);
+    ck_assert_ptr_nonnull(strstr(kytos_test_last_error(h), "store_retry_interval"));
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    kytos_test_host_free(h);
 }
 END_TEST
 
@@ -1839,6 +1861,239 @@ START_TEST(store_failure_link_delete)
 }
 END_TEST
 
+/* ---- a refused write nothing puts back: retried until stored ---- */
+
+#define CONF_RETRY CONF_FAST "store_retry_interval = 0.02\n"
+
+/* A string field of a stored document (malloc'd), NULL when the document
+ * or the field is missing. */
+static char *stored_str(const char *coll, const char *id, const char *key)
+{
+    struct json_object *doc = stored(coll, id), *v;
+    char *copy = NULL;
+
+    if (doc && json_object_object_get_ex(doc, key, &v) && json_object_is_type(v, json_type_string))
+        copy = strdup(json_object_get_string(v));
+    json_object_put(doc);
+    return copy;
+}
+
+static void expect_stored_str(const char *coll, const char *id, const char *key, const char *want)
+{
+    char *got = stored_str(coll, id, key);
+
+    ck_assert_msg(got && strcmp(got, want) == 0, "stored %s/%s %s: %s, want %s", coll, id, key,
+                  got ? got : "(none)", want);
+    free(got);
+}
+
+struct stored_want {
+    const char *coll, *id, *key, *value;
+};
+
+static bool is_stored_as(const void *ud)
+{
+    const struct stored_want *w = ud;
+    char *got = stored_str(w->coll, w->id, w->key);
+    bool eq = got && strcmp(got, w->value) == 0;
+
+    free(got);
+    return eq;
+}
+
+static bool await_stored_str(const char *coll, const char *id, const char *key, const char *value)
+{
+    struct stored_want w = {coll, id, key, value};
+
+    return await_until(is_stored_as, &w, 5000);
+}
+
+/* The switch reconnects reporting this software version: an event whose
+ * switch document nothing puts back when the store refuses it. */
+static void reconnect(const char *dpid, const char *software)
+{
+    char body[256];
+
+    snprintf(body, sizeof body, "{\"switch\":{\"dpid\":\"%s\",\"software\":\"%s\"}}", dpid, software);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.switch.reconnected", body), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+static const char *memory_software(const char *dpid)
+{
+    static char buf[64];
+    struct json_object *t = topology();
+
+    snprintf(buf, sizeof buf, "%s", json_object_get_string(path_get(t, "switches", dpid, "software")));
+    json_object_put(t);
+    return buf;
+}
+
+static void refuse_writes(const char *coll)
+{
+    ck_assert_int_eq(kytos_test_store_fail(th, coll, KYTOS_EIO, 1000000), 0);
+}
+
+static void accept_writes(void)
+{
+    ck_assert_int_eq(kytos_test_store_fail(th, "switches", KYTOS_EIO, 0), 0);
+}
+
+/* stderr (where the test host prints log lines) into a file meanwhile. */
+struct log_capture {
+    FILE *f;
+    int saved;
+};
+
+static void log_capture_begin(struct log_capture *c)
+{
+    c->f = tmpfile();
+    ck_assert_ptr_nonnull(c->f);
+    fflush(stderr);
+    c->saved = dup(STDERR_FILENO);
+    ck_assert_int_ge(c->saved, 0);
+    ck_assert_int_ge(dup2(fileno(c->f), STDERR_FILENO), 0);
+}
+
+/* Back to the real stderr; the captured lines containing each of the texts
+ * counted into n[]. */
+static void log_capture_end(struct log_capture *c, const char *const *texts, size_t *n, size_t k)
+{
+    char line[2048];
+
+    fflush(stderr);
+    ck_assert_int_ge(dup2(c->saved, STDERR_FILENO), 0);
+    close(c->saved);
+    memset(n, 0, k * sizeof(*n));
+    rewind(c->f);
+    while (fgets(line, sizeof line, c->f)) {
+        for (size_t j = 0; j < k; j++)
+            n[j] += strstr(line, texts[j]) != NULL;
+        fputs(line, stderr);   /* still shown */
+    }
+    fclose(c->f);
+}
+
+/* An event's switch document refused twice: memory keeps the change, the
+ * store the old document until it takes writes again, then the timer
+ * stores the current one; one mark (one log line) for both refusals. */
+START_TEST(store_failure_on_event_is_retried)
+{
+    static const char *const texts[] = {"storing switches/" S1 " failed", "stored switches/" S1 " again"};
+    struct log_capture cap;
+    size_t n[2];
+
+    log_capture_begin(&cap);
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_RETRY, NULL, true, KYTOS_LOG_INFO);
+    expect_stored_str("switches", S1, "software", "3.1.0");
+
+    refuse_writes("switches");
+    reconnect(S1, "4.0.0");
+    reconnect(S1, "4.0.1");
+    ck_assert_str_eq(memory_software(S1), "4.0.1");
+    expect_stored_str("switches", S1, "software", "3.1.0");
+
+    accept_writes();
+    ck_assert_msg(await_stored_str("switches", S1, "software", "4.0.1"), "the switch was never stored");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    log_capture_end(&cap, texts, n, 2);
+    ck_assert_uint_eq(n[0], 1);
+    ck_assert_uint_eq(n[1], 1);
+}
+END_TEST
+
+/* A REST delete the store refuses while an event's switch document waits
+ * for its retry: the delete is undone, and the switch document stored
+ * later is memory's, the link still on its interface. */
+START_TEST(store_failure_rest_delete_keeps_the_retried_switch)
+{
+    struct json_object *t;
+
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_RETRY, NULL, true, 0);
+    expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
+    refuse_writes("switches");
+    reconnect(S2, "4.0.0");
+    /* the switch documents fail, the link's delete goes through and is undone */
+    expect_error("DELETE", API "links/" L23, NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    ck_assert(json_object_object_get_ex(path_get(t, "links", NULL, NULL), L23, NULL));
+    ck_assert_str_eq(json_object_get_string(path_get(intf_of(t, S2, S2 ":3"), "link", NULL, NULL)), L23);
+    json_object_put(t);
+    expect_stored_str("switches", S2, "software", "3.1.0");
+    expect_stored_str("links", L23, "id", L23);
+
+    accept_writes();
+    ck_assert_msg(await_stored_str("switches", S2, "software", "4.0.0"), "the switch was never stored");
+    expect_stored_link(S2, S2 ":3", L23);
+    expect_stored_link(S3, S3 ":2", L23);
+    expect_stored_str("links", L23, "id", L23);
+}
+END_TEST
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* A link whose document was refused, then stored and deleted through REST:
+ * the retry (here the last one, at stop: the timer's first round would
+ * come after 60 s) stores the other document it waits for and leaves the
+ * link deleted. */
+START_TEST(store_failure_mark_cleared_by_a_delete)
+{
+    char dir[] = "/tmp/topo-test-XXXXXX", link[80], path[256];
+    struct json_object *t;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_FAST "store_retry_interval = 60\n", dir, true, 0);
+
+    /* a new link whose document the store refuses */
+    refuse_writes("links");
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
+                                        "{\"interface_a\":{\"id\":\"" S1 ":1\"},"
+                                        "\"interface_b\":{\"id\":\"" S2 ":1\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    snprintf(link, sizeof link, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":1"), "link", NULL, NULL)));
+    json_object_put(t);
+    ck_assert_uint_eq(strlen(link), 64);
+    ck_assert_ptr_null(stored("links", link));
+    /* and a switch document refused (the links take writes again) */
+    refuse_writes("switches");
+    reconnect(S3, "4.0.0");
+    accept_writes();
+
+    /* the link stored by its disable, then deleted */
+    snprintf(path, sizeof path, API "links/%s/disable", link);
+    expect_ok("POST", path, NULL, 201, "Operation successful");
+    snprintf(path, sizeof path, API "links/%s", link);
+    expect_ok("DELETE", path, NULL, 200, "Operation successful");
+    ck_assert_ptr_null(stored("links", link));
+    expect_stored_str("switches", S3, "software", "3.1.0");
+    kytos_test_host_free(th);
+
+    /* the store as the next start finds it (no simnet to report the switches) */
+    th = host_seeded(CONF_FAST, dir, false, 0);
+    expect_stored_str("switches", S3, "software", "4.0.0");
+    ck_assert_ptr_null(stored("links", link));
+    t = topology();
+    ck_assert(!json_object_object_get_ex(path_get(t, "links", NULL, NULL), link, NULL));
+    ck_assert_str_eq(json_object_get_string(path_get(t, "switches", S3, "software")), "4.0.0");
+    json_object_put(t);
+    kytos_test_host_free(th);
+    th = NULL;
+    ck_assert_int_eq(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
@@ -1886,6 +2141,9 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_interface_delete);
     tcase_add_test(tc, store_failure_link_delete);
     tcase_add_test(tc, store_failure_link_delete_stores_the_link_again);
+    tcase_add_test(tc, store_failure_on_event_is_retried);
+    tcase_add_test(tc, store_failure_rest_delete_keeps_the_retried_switch);
+    tcase_add_test(tc, store_failure_mark_cleared_by_a_delete);
     suite_add_tcase(s, tc);
     return s;
 }
