@@ -19,10 +19,11 @@ struct kh_store {
     pthread_mutex_t hmu;
     char fault[256];              /* why unhealthy */
     struct kh_store_async *async; /* kytos_store_bulk_async's queue */
-    /* kytos_test_store_fail(): the next inject_left writes to inject_coll
-     * fail with inject_code (under hmu; inject_on is the fast check) */
+    /* kytos_test_store_fail(): after inject_skip more writes to
+     * inject_coll, the next inject_left fail with inject_code (under hmu;
+     * inject_on is the fast check) */
     atomic_int inject_on;
-    unsigned inject_left;
+    unsigned inject_skip, inject_left;
     int inject_code;
     char inject_coll[128];
 };
@@ -141,13 +142,15 @@ static int finish(kh_store *s, int op, int rc, const struct kytos_error *e, stru
     return rc;
 }
 
-int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned count)
+int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned skip,
+                            unsigned count)
 {
     if (!s || !coll || strlen(coll) >= sizeof s->inject_coll || (count && code >= 0))
         return KYTOS_EINVAL;
     pthread_mutex_lock(&s->hmu);
     snprintf(s->inject_coll, sizeof s->inject_coll, "%s", coll);
     s->inject_code = code;
+    s->inject_skip = count ? skip : 0;
     s->inject_left = count;
     atomic_store(&s->inject_on, count > 0);
     pthread_mutex_unlock(&s->hmu);
@@ -163,7 +166,9 @@ static int injected(kh_store *s, const char *coll, struct kytos_error *e)
     if (!atomic_load_explicit(&s->inject_on, memory_order_relaxed))
         return 0;
     pthread_mutex_lock(&s->hmu);
-    if (s->inject_left && !strcmp(s->inject_coll, coll)) {
+    if (s->inject_left && !strcmp(s->inject_coll, coll) && s->inject_skip) {
+        s->inject_skip--;   /* let through */
+    } else if (s->inject_left && !strcmp(s->inject_coll, coll)) {
         rc = kh_store_err(e, s->inject_code, "injected failure of a write to '%s' (kytos_test_store_fail)",
                           coll);
         if (--s->inject_left == 0)

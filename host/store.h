@@ -51,10 +51,12 @@ void kh_store_claims_release(void);
 void kh_store_claims_run(void);
 /* kytos_store_bulk_async writes queued since the store opened. */
 uint64_t kh_store_async_count(kh_store *s);
-/* Testing (kytos_test_store_fail): the next count writes to coll (put,
- * insert, patch, delete, bulk, bulk_async) fail with code < 0 and write
- * nothing; count 0 stops it.  0, or KYTOS_EINVAL. */
-int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned count);
+/* Testing (kytos_test_store_fail, _fail_after): after skip more writes to
+ * coll (put, insert, patch, delete, bulk, bulk_async) go through, the next
+ * count fail with code < 0 and write nothing; count 0 stops it.  0, or
+ * KYTOS_EINVAL. */
+int kh_store_inject_failure(kh_store *s, const char *coll, int code, unsigned skip,
+                            unsigned count);
 /* Testing (kytos_test_store_hold): hold the queued writes / await n of them. */
 void kh_store_hold_async(kh_store *s, int on);
 int kh_store_await_queued(kh_store *s, size_t n, int timeout_ms);

@@ -221,7 +221,14 @@ int kytos_test_publish(kytos_test_host *th, const char *name, const char *conten
 
 int kytos_test_store_fail(kytos_test_host *th, const char *coll, int code, unsigned count)
 {
-    return th ? kh_store_inject_failure(kh_host_store(th->h), coll, code, count) : KYTOS_EINVAL;
+    return kytos_test_store_fail_after(th, coll, code, 0, count);
+}
+
+int kytos_test_store_fail_after(kytos_test_host *th, const char *coll, int code, unsigned skip,
+                                unsigned count)
+{
+    return th ? kh_store_inject_failure(kh_host_store(th->h), coll, code, skip, count)
+              : KYTOS_EINVAL;
 }
 
 void kytos_test_store_hold(kytos_test_host *th, int on)

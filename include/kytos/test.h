@@ -69,6 +69,10 @@ struct json_object *kytos_test_published(kytos_test_host *th, const char *name, 
  * KYTOS_EIO) as a failing store would: nothing is written, the caller gets
  * code and a message.  count 0 stops it.  0, or KYTOS_EINVAL. */
 int kytos_test_store_fail(kytos_test_host *th, const char *coll, int code, unsigned count);
+/* The same after letting the next skip writes to coll through: so a test
+ * can fail a later write of one operation (an undo's rewrite) only. */
+int kytos_test_store_fail_after(kytos_test_host *th, const char *coll, int code, unsigned skip,
+                                unsigned count);
 /* Hold the store's queued writes (on 1): kytos_store_bulk_async writes
  * wait, in order and uncommitted, until they are let go (on 0), so a test
  * can act while a write is queued but not yet committed.  Synchronous

@@ -1234,6 +1234,49 @@ static void link_down(const char *link)
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
 }
 
+/* The stored EVC's metadata (GET v2/evc/{id} reads the store) is want. */
+struct stored_md_want {
+    const char *id, *want;
+};
+
+static bool stored_metadata_is(const void *ud)
+{
+    const struct stored_md_want *w = ud;
+    kytos_test_resp *r;
+    struct json_object *e = get_evc(w->id, &r);
+    bool eq = strcmp(json_object_to_json_string_ext(json_object_object_get(e, "metadata"),
+                                                    JSON_C_TO_STRING_PLAIN),
+                     w->want) == 0;
+    kytos_test_resp_free(r);
+    return eq;
+}
+
+/* A bulk change whose second EVC is refused, and the undo of the first
+ * refused too: memory has the old metadata at once, the store once the
+ * retry writes it. */
+START_TEST(store_failure_on_bulk_metadata_undo_is_retried)
+{
+    char id[15], id2[15], body[256], one[256], now[256];
+    struct stored_md_want w = {id, one};
+
+    create(EVPL("evpl-sf-bu1", "2622"), id, NULL);
+    create(EVPL("evpl-sf-bu2", "2623"), id2, NULL);
+    snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\",\"%s\"],\"k\":1}", id, id2);
+    ck_assert_uint_eq(status_of("POST", ME "v2/evc/metadata", body), 201);
+    metadata_text(id, one, sizeof one);
+    ck_assert_str_eq(one, "{\"k\":1}");
+    /* the first EVC's write goes through; the second's and the undo's fail */
+    ck_assert_int_eq(kytos_test_store_fail_after(th, "evcs", KYTOS_EIO, 1, 2), 0);
+    snprintf(body, sizeof body, "{\"circuit_ids\":[\"%s\",\"%s\"],\"k\":2}", id, id2);
+    expect_error("POST", ME "v2/evc/metadata", body, 500, "Failed to store the EVC");
+    metadata_text(id, now, sizeof now);
+    ck_assert_str_eq(now, one);
+    ck_assert_msg(await_until(stored_metadata_is, &w, 5000), "the undone metadata was never stored");
+    metadata_text(id2, now, sizeof now);
+    ck_assert_str_eq(now, one);
+}
+END_TEST
+
 START_TEST(store_failure_on_link_down_is_retried)
 {
     char id[15], link[128], link2[128];
@@ -1292,6 +1335,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_redeploy_keeps_the_path);
     tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
     tcase_add_test(tc, store_failure_on_link_down_is_retried);
+    tcase_add_test(tc, store_failure_on_bulk_metadata_undo_is_retried);
     suite_add_tcase(s, tc);
     return s;
 }

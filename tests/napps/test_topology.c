@@ -2033,6 +2033,43 @@ START_TEST(store_failure_rest_delete_keeps_the_retried_switch)
 }
 END_TEST
 
+/* The stored switch document's interface intf names link. */
+struct stored_link_want {
+    const char *dpid, *intf, *link;
+};
+
+static bool names_link(const void *ud)
+{
+    const struct stored_link_want *w = ud;
+    struct json_object *doc = stored("switches", w->dpid);
+    const char *got = json_object_get_string(path_get(stored_intf(doc, w->intf), "link", NULL, NULL));
+    bool eq = got && strcmp(got, w->link) == 0;
+
+    json_object_put(doc);
+    return eq;
+}
+
+/* The undo's own rewrite refused too: the delete wrote S2 without the
+ * link, S3 failed, and S2's rewrite (with the link again) failed; memory
+ * has the link, the store's S2 does not until the retry writes it. */
+START_TEST(store_failure_undo_rewrite_is_retried)
+{
+    struct stored_link_want w = {S2, S2 ":3", L23};
+
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_RETRY, NULL, true, 0);
+    expect_ok("POST", API "links/" L23 "/disable", NULL, 201, "Operation successful");
+    /* S2 goes through, S3 and then S2's rewrite are refused */
+    ck_assert_int_eq(kytos_test_store_fail_after(th, "switches", KYTOS_EIO, 1, 2), 0);
+    expect_error("DELETE", API "links/" L23, NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_json("GET", API "links/" L23 "/metadata", NULL, 200, "{\"metadata\":{}}");
+    ck_assert_msg(await_until(names_link, &w, 5000), "S2's document never named the link again");
+    expect_stored_link(S3, S3 ":2", L23);
+    expect_stored_str("links", L23, "id", L23);
+}
+END_TEST
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
@@ -2144,6 +2181,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_event_is_retried);
     tcase_add_test(tc, store_failure_rest_delete_keeps_the_retried_switch);
     tcase_add_test(tc, store_failure_mark_cleared_by_a_delete);
+    tcase_add_test(tc, store_failure_undo_rewrite_is_retried);
     suite_add_tcase(s, tc);
     return s;
 }
