@@ -203,6 +203,10 @@ static int me_init(kytos_napp *napp, char **errmsg)
         *errmsg = dup_msg("out of memory");
         return KYTOS_ENOMEM;
     }
+    if ((rc = me_retry_settings(me, errmsg)) != KYTOS_OK) {
+        me_destroy(me);
+        return rc;
+    }
     kytos_napp_set_data(napp, me);
     /* the fixed paths first: the first matching route wins */
     if ((rc = me_rest_sched_register(me)) != KYTOS_OK ||

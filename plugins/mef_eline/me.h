@@ -161,6 +161,7 @@ struct me {
     struct me_job *jobs;
     size_t njobs, capjobs;
     atomic_bool store_retry;        /* some EVC may be store_pending */
+    unsigned store_retry_ms;        /* the setting store_retry_interval */
 };
 
 /* evc.c */
@@ -229,7 +230,10 @@ void me_publish(struct me *me, const char *what, const struct me_evc *e);
  * e->lock.  When the store refuses it, e is marked and rewritten from a
  * timer until a write of e succeeds. */
 void me_evc_save(struct me *me, struct me_evc *e);
-/* The retry timer (setting store_retry_interval, seconds, default 1). */
+/* The setting store_retry_interval (seconds, 0.01..60, default 1) into
+ * me: KYTOS_OK, or KYTOS_EINVAL with the reason (malloc'd) in *errmsg. */
+int me_retry_settings(struct me *me, char **errmsg);
+/* The retry timer, every store_retry_ms. */
 int me_retry_start(struct me *me);
 /* At stop, after the timer: one more try, logging what stays unstored. */
 void me_retry_last(struct me *me);

@@ -15,6 +15,8 @@
 #include "me.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void me_evc_save(struct me *me, struct me_evc *e)
 {
@@ -49,32 +51,49 @@ static void retry(kytos_napp *napp, void *ud)
     for (i = 0; list && list[i]; i++) {
         struct me_evc *e = list[i];
         struct kytos_error err = {0};
+        int rc = KYTOS_OK;
         pthread_mutex_lock(&e->lock);
-        if (atomic_load(&e->store_pending) && me_evc_put(me, e, &err) != KYTOS_OK)
-            left = true;
+        if (atomic_load(&e->store_pending))
+            rc = me_evc_put(me, e, &err);
         pthread_mutex_unlock(&e->lock);
+        if (rc != KYTOS_OK)
+            left = true;
+        /* a store that is down may take long to say so (MongoDB's server
+         * selection): once per round, not once per EVC */
+        if (rc == KYTOS_EUNAVAIL || rc == KYTOS_ETIMEDOUT || rc == KYTOS_EIO)
+            break;
     }
     me_evc_release_all(list);
     if (left || !list)
         atomic_store(&me->store_retry, true);
 }
 
-int me_retry_start(struct me *me)
+/* Never off (a refused write would be lost); a bad value refuses the NApp
+ * with its reason, as topology does. */
+int me_retry_settings(struct me *me, char **errmsg)
 {
     struct json_object *st = kytos_napp_settings(me->napp), *v;
-    double secs = 1;
+    double secs;
 
-    if (json_object_object_get_ex(st, "store_retry_interval", &v) &&
-        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-        secs = json_object_get_double(v);
-    /* never off: a refused write would be lost */
-    if (!(secs > 0))
-        secs = 1;
-    if (secs < 0.01)
-        secs = 0.01;
-    if (secs > 60)
-        secs = 60;
-    return kytos_timer_add(me->napp, (unsigned)lround(secs * 1000), retry, me);
+    me->store_retry_ms = 1000;
+    if (!json_object_object_get_ex(st, "store_retry_interval", &v))
+        return KYTOS_OK;
+    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+        *errmsg = strdup("store_retry_interval must be a number of seconds");
+        return KYTOS_EINVAL;
+    }
+    secs = json_object_get_double(v);
+    if (!isfinite(secs) || secs < 0.01 || secs > 60) {
+        *errmsg = strdup("store_retry_interval must be between 0.01 and 60 seconds");
+        return KYTOS_EINVAL;
+    }
+    me->store_retry_ms = (unsigned)lround(secs * 1000.0);
+    return KYTOS_OK;
+}
+
+int me_retry_start(struct me *me)
+{
+    return kytos_timer_add(me->napp, me->store_retry_ms, retry, me);
 }
 
 void me_retry_last(struct me *me)

@@ -168,8 +168,6 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     if (rc == KYTOS_OK && t->link_up_timer_ms > 0)
         rc = kytos_timer_add(napp, t->link_up_timer_ms < 250 ? (unsigned)t->link_up_timer_ms : 250,
                              topo_linkstate_tick, t);
-    if (rc == KYTOS_OK)
-        rc = topo_retry_start(t);
     if (rc != KYTOS_OK) {
         topo_free(t);
         *errmsg = errdup("cannot register routes, subscriptions or timers");
@@ -216,6 +214,11 @@ static int topology_start(kytos_napp *napp)
     struct topo_op op;
     struct json_object *content;
 
+    /* here, not in init: a timer may run as soon as it is added, and init
+     * frees t when it fails (as mef_eline does) */
+    if (topo_retry_start(t) != KYTOS_OK)
+        kytos_log(napp, KYTOS_LOG_WARNING, "the store retry timer did not start: refused writes "
+                                           "are tried again only at stop");
     topo_op_begin(&op, t);
     for (size_t n = 0; n < t->n_switches; n++)
         for (size_t k = 0; k < t->switches[n]->n_intfs; k++)

@@ -155,9 +155,12 @@ static void run_writes(struct topo_op *op)
             rc = kytos_store_delete(op->t->napp, w->coll, w->id, &err);
         w->ok = rc >= 0 || (rc == KYTOS_ENOTFOUND && !w->doc);
         w->absent = rc == KYTOS_ENOTFOUND && !w->doc;
-        if (w->ok)
-            topo_retry_stored(op->t, w->coll, w->id);  /* a mark it had is done */
-        else
+        /* a mark it had is done; not by a delete that found nothing: an
+         * undo would bring the entity back without writing it (undo()),
+         * and a later round's delete drops the mark anyway */
+        if (w->ok && !w->absent)
+            topo_retry_stored(op->t, w->coll, w->id);
+        else if (!w->ok)
             refused(op, w, rc, &err);
         json_object_put(w->doc);
         w->doc = NULL;

@@ -173,27 +173,48 @@ static int write_current(struct topo *t, const struct topo_mark *m)
     return rc;
 }
 
+/* Mark k to the end of the list (a document the store keeps refusing
+ * does not stand before the others every round). */
+static void move_last(struct topo *t, size_t k)
+{
+    struct topo_mark m = t->marks[k];
+
+    memmove(&t->marks[k], &t->marks[k + 1], (t->n_marks - k - 1) * sizeof(*t->marks));
+    t->marks[t->n_marks - 1] = m;
+}
+
+/* Rounds skipped after one that found the store down, at most. */
+#define RETRY_BACKOFF_MAX 32
+
 /* One round over the marks, in the order marked (caller holds
- * write_lock).  A refusal is not logged again: the mark's first line said
- * it is being retried.  A store that is down may take long to say so: the
- * round ends at its first such answer instead of holding every op back for
- * one per mark; a refusal of one document (too big, invalid) does not end
- * it. */
-static void retry_round(struct topo *t)
+ * write_lock); false when it ended at a refusal of the whole store.  A
+ * refusal is not logged again: the mark's first line said it is being
+ * retried.  A store that is down may take long to say so (MongoDB's
+ * server selection): the round ends at its first such answer instead of
+ * holding every op back for one per mark; a refusal of one document (too
+ * big, invalid) does not end it. */
+static bool retry_round(struct topo *t)
 {
     size_t k = 0;
 
     while (k < t->n_marks) {
         int rc = write_current(t, &t->marks[k]);
-        if (rc >= 0)
+        if (rc >= 0) {
             drop_mark(t, k);
-        else if (rc == KYTOS_EUNAVAIL || rc == KYTOS_ETIMEDOUT || rc == KYTOS_EIO)
-            break;
-        else
+        } else if (rc == KYTOS_EUNAVAIL || rc == KYTOS_ETIMEDOUT || rc == KYTOS_EIO) {
+            move_last(t, k);
+            return false;
+        } else {
             k++;
+        }
     }
+    return true;
 }
 
+/* While the store is down, each round waits for its answer with the write
+ * lock held, so every op waits too: after such a round the next ones are
+ * skipped, twice as many each time (1, 2, 4 ... RETRY_BACKOFF_MAX), until a
+ * round gets through. */
 static void on_retry_tick(kytos_napp *napp, void *ud)
 {
     struct topo *t = ud;
@@ -201,8 +222,19 @@ static void on_retry_tick(kytos_napp *napp, void *ud)
     (void)napp;
     if (!atomic_load(&t->store_retry))
         return;
+    if (t->retry_skip > 0) {
+        t->retry_skip--;   /* only this timer touches it: never two runs at once */
+        return;
+    }
     pthread_mutex_lock(&t->write_lock);
-    retry_round(t);
+    if (retry_round(t)) {
+        t->retry_backoff = 0;
+    } else {
+        t->retry_backoff = t->retry_backoff ? t->retry_backoff * 2 : 1;
+        if (t->retry_backoff > RETRY_BACKOFF_MAX)
+            t->retry_backoff = RETRY_BACKOFF_MAX;
+        t->retry_skip = t->retry_backoff;
+    }
     pthread_mutex_unlock(&t->write_lock);
 }
 
@@ -214,7 +246,7 @@ int topo_retry_start(struct topo *t)
 void topo_retry_last(struct topo *t)
 {
     pthread_mutex_lock(&t->write_lock);
-    retry_round(t);
+    (void)retry_round(t);
     if (t->n_marks > 0)
         kytos_log(t->napp, KYTOS_LOG_ERROR, "stopping with %zu documents the store refused: it "
                                             "keeps their older state", t->n_marks);

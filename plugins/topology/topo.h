@@ -205,6 +205,7 @@ struct topo {
     struct topo_mark *marks;
     size_t n_marks, cap_marks;
     atomic_bool store_retry;
+    unsigned retry_skip, retry_backoff;   /* the timer's alone (retry.c) */
 
     /* settings */
     int64_t link_up_timer_ms;

@@ -1234,6 +1234,35 @@ static void link_down(const char *link)
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
 }
 
+/* store_retry_interval is never off, nor beyond a minute: the NApp is
+ * refused with the reason. */
+START_TEST(bad_retry_interval_refuses_the_napp)
+{
+    static const char *const bad[] = {"0", "-1", "61", "\"1\""};
+    static const char *const deps[] = {"topology", "flow_manager"};
+    char conf_text[128], path[512];
+
+    snprintf(path, sizeof path, "%s/mef_eline.so", NAPP_DIR);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf_text};
+        kytos_test_host *h;
+        snprintf(conf_text, sizeof conf_text, "[kytos/mef_eline]\nstore_retry_interval = %s\n", bad[i]);
+        h = kytos_test_host_new(&o);
+        ck_assert_ptr_nonnull(h);
+        for (size_t d = 0; d < sizeof deps / sizeof deps[0]; d++) {
+            char dep[512];
+            snprintf(dep, sizeof dep, "%s/%s.so", NAPP_DIR, deps[d]);
+            ck_assert_msg(kytos_test_load(h, dep) == 0, "%s: %s", deps[d], kytos_test_last_error(h));
+        }
+        ck_assert_int_lt(kytos_test_load(h, path), 0);
+        ck_assert_msg(strstr(kytos_test_last_error(h), "store_retry_interval") != NULL, "%s: %s", bad[i],
+                      kytos_test_last_error(h));
+        ck_assert_int_eq(kytos_test_start(h), 0);
+        kytos_test_host_free(h);
+    }
+}
+END_TEST
+
 /* The stored EVC's metadata (GET v2/evc/{id} reads the store) is want. */
 struct stored_md_want {
     const char *id, *want;
@@ -1336,6 +1365,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
     tcase_add_test(tc, store_failure_on_link_down_is_retried);
     tcase_add_test(tc, store_failure_on_bulk_metadata_undo_is_retried);
+    tcase_add_test(tc, bad_retry_interval_refuses_the_napp);
     suite_add_tcase(s, tc);
     return s;
 }

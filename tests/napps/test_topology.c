@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1955,6 +1956,31 @@ static void log_capture_begin(struct log_capture *c)
     ck_assert_int_ge(dup2(fileno(c->f), STDERR_FILENO), 0);
 }
 
+/* The captured text so far contains ud's text. */
+struct log_wait {
+    struct log_capture *c;
+    const char *text;
+};
+
+static bool log_has(const void *ud)
+{
+    const struct log_wait *w = ud;
+    struct stat st;
+    char *buf;
+    bool found = false;
+
+    fflush(stderr);
+    if (fstat(fileno(w->c->f), &st) != 0 || !(buf = malloc((size_t)st.st_size + 1)))
+        return false;
+    ssize_t n = pread(fileno(w->c->f), buf, (size_t)st.st_size, 0);
+    if (n >= 0) {
+        buf[n] = '\0';
+        found = strstr(buf, w->text) != NULL;
+    }
+    free(buf);
+    return found;
+}
+
 /* Back to the real stderr; the captured lines containing each of the texts
  * counted into n[]. */
 static void log_capture_end(struct log_capture *c, const char *const *texts, size_t *n, size_t k)
@@ -1996,7 +2022,8 @@ START_TEST(store_failure_on_event_is_retried)
 
     accept_writes();
     ck_assert_msg(await_stored_str("switches", S1, "software", "4.0.1"), "the switch was never stored");
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* the timer logs it once the store has answered: after the document shows */
+    ck_assert_msg(await_until(log_has, &(struct log_wait){&cap, texts[1]}, 5000), "no log line for the retry");
     log_capture_end(&cap, texts, n, 2);
     ck_assert_uint_eq(n[0], 1);
     ck_assert_uint_eq(n[1], 1);
@@ -2078,11 +2105,30 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return remove(path);
 }
 
-/* A link whose document was refused, then stored and deleted through REST:
- * the retry (here the last one, at stop: the timer's first round would
- * come after 60 s) stores the other document it waits for and leaves the
- * link deleted. */
-START_TEST(store_failure_mark_cleared_by_a_delete)
+/* A new link (s1:1 - s2:1) whose document the store refuses; its id into
+ * link.  Links stay refused until another kytos_test_store_fail*. */
+static void refused_new_link(char *link, size_t cap)
+{
+    struct json_object *t;
+
+    refuse_writes("links");
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
+                                        "{\"interface_a\":{\"id\":\"" S1 ":1\"},"
+                                        "\"interface_b\":{\"id\":\"" S2 ":1\"}}"),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    snprintf(link, cap, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":1"), "link", NULL, NULL)));
+    json_object_put(t);
+    ck_assert_uint_eq(strlen(link), 64);
+    ck_assert_ptr_null(stored("links", link));
+}
+
+/* A link whose document was refused, then stored (its disable) and
+ * deleted through REST, and a switch document refused: the last try at
+ * stop (the timer ran once at start, the next round would come after
+ * 60 s) stores the switch and leaves the link deleted. */
+START_TEST(store_failure_retried_at_stop_keeps_a_later_delete)
 {
     char dir[] = "/tmp/topo-test-XXXXXX", link[80], path[256];
     struct json_object *t;
@@ -2091,18 +2137,7 @@ START_TEST(store_failure_mark_cleared_by_a_delete)
     kytos_test_host_free(th);
     th = host_seeded(CONF_FAST "store_retry_interval = 60\n", dir, true, 0);
 
-    /* a new link whose document the store refuses */
-    refuse_writes("links");
-    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
-                                        "{\"interface_a\":{\"id\":\"" S1 ":1\"},"
-                                        "\"interface_b\":{\"id\":\"" S2 ":1\"}}"),
-                     0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    t = topology();
-    snprintf(link, sizeof link, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":1"), "link", NULL, NULL)));
-    json_object_put(t);
-    ck_assert_uint_eq(strlen(link), 64);
-    ck_assert_ptr_null(stored("links", link));
+    refused_new_link(link, sizeof link);
     /* and a switch document refused (the links take writes again) */
     refuse_writes("switches");
     reconnect(S3, "4.0.0");
@@ -2128,6 +2163,79 @@ START_TEST(store_failure_mark_cleared_by_a_delete)
     kytos_test_host_free(th);
     th = NULL;
     ck_assert_int_eq(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+END_TEST
+
+/* A link created disabled whose document was refused, then deleted
+ * through REST: its document's delete finds nothing, a switch document is
+ * refused, and the delete is undone.  The link is back in memory and was
+ * never stored: its mark must survive the delete that found nothing, so
+ * the last try at stop stores it. */
+START_TEST(store_failure_undone_delete_of_an_unstored_link)
+{
+    char dir[] = "/tmp/topo-test-XXXXXX", link[80], path[256];
+    struct json_object *t, *doc;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_FAST "store_retry_interval = 60\nenable_entities_by_default = false\n", dir,
+                     true, 0);
+    refused_new_link(link, sizeof link);
+    /* links take writes again; the second switch document is refused */
+    ck_assert_int_eq(kytos_test_store_fail_after(th, "switches", KYTOS_EIO, 1, 1), 0);
+    snprintf(path, sizeof path, API "links/%s", link);
+    expect_error("DELETE", path, NULL, 500, STORE_FAILED);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    ck_assert(json_object_object_get_ex(path_get(t, "links", NULL, NULL), link, NULL));
+    json_object_put(t);
+    ck_assert_ptr_null(stored("links", link));
+    kytos_test_host_free(th);
+
+    th = host_seeded(CONF_FAST, dir, false, 0);
+    doc = stored("links", link);
+    ck_assert_msg(doc != NULL, "the undone link was never stored");
+    json_object_put(doc);
+    kytos_test_host_free(th);
+    th = NULL;
+    ck_assert_int_eq(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+END_TEST
+
+/* The store's error count (GET core/status/). */
+static int64_t store_errors(void)
+{
+    kytos_test_resp *r = kytos_test_request(th, "GET", "/api/kytos/core/status/", NULL);
+    struct json_object *st;
+    int64_t n;
+
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    st = kytos_test_resp_json(r);
+    n = json_object_get_int64(path_get(st, "store", "errors", NULL));
+    kytos_test_resp_free(r);
+    return n;
+}
+
+/* A store that refuses everything (EIO: the store, not one document) is
+ * not asked every round: over a second of 20 ms rounds, the skipped ones
+ * (1, 2, 4, 8, 16 ...) leave about 6 tries instead of 50; it is still
+ * tried, and stored once it takes writes. */
+START_TEST(store_down_backs_off_the_retry)
+{
+    struct timespec second = {1, 0};
+    int64_t before, tries;
+
+    kytos_test_host_free(th);
+    th = host_seeded(CONF_RETRY, NULL, true, 0);
+    refuse_writes("switches");
+    reconnect(S1, "4.0.0");
+    before = store_errors();
+    nanosleep(&second, NULL);   /* a window to count in, not a wait for an outcome */
+    tries = store_errors() - before;
+    ck_assert_msg(tries >= 2 && tries <= 15, "%lld tries in a second", (long long)tries);
+    accept_writes();
+    ck_assert_msg(await_stored_str("switches", S1, "software", "4.0.0"), "the switch was never stored");
 }
 END_TEST
 
@@ -2180,7 +2288,9 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_link_delete_stores_the_link_again);
     tcase_add_test(tc, store_failure_on_event_is_retried);
     tcase_add_test(tc, store_failure_rest_delete_keeps_the_retried_switch);
-    tcase_add_test(tc, store_failure_mark_cleared_by_a_delete);
+    tcase_add_test(tc, store_failure_retried_at_stop_keeps_a_later_delete);
+    tcase_add_test(tc, store_failure_undone_delete_of_an_unstored_link);
+    tcase_add_test(tc, store_down_backs_off_the_retry);
     tcase_add_test(tc, store_failure_undo_rewrite_is_retried);
     suite_add_tcase(s, tc);
     return s;
