@@ -13,10 +13,7 @@
  * the timer (and waits for a run in progress) before the NApp's stop, which
  * tries once more. */
 #include "me.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
+#include "../common/retry_interval.h"
 
 void me_evc_save(struct me *me, struct me_evc *e)
 {
@@ -68,27 +65,10 @@ static void retry(kytos_napp *napp, void *ud)
         atomic_store(&me->store_retry, true);
 }
 
-/* Never off (a refused write would be lost); a bad value refuses the NApp
- * with its reason, as topology does. */
+/* A bad value refuses the NApp with its reason, as topology does. */
 int me_retry_settings(struct me *me, char **errmsg)
 {
-    struct json_object *st = kytos_napp_settings(me->napp), *v;
-    double secs;
-
-    me->store_retry_ms = 1000;
-    if (!json_object_object_get_ex(st, "store_retry_interval", &v))
-        return KYTOS_OK;
-    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
-        *errmsg = strdup("store_retry_interval must be a number of seconds");
-        return KYTOS_EINVAL;
-    }
-    secs = json_object_get_double(v);
-    if (!isfinite(secs) || secs < 0.01 || secs > 60) {
-        *errmsg = strdup("store_retry_interval must be between 0.01 and 60 seconds");
-        return KYTOS_EINVAL;
-    }
-    me->store_retry_ms = (unsigned)lround(secs * 1000.0);
-    return KYTOS_OK;
+    return napp_store_retry_ms(kytos_napp_settings(me->napp), &me->store_retry_ms, errmsg);
 }
 
 int me_retry_start(struct me *me)

@@ -29,6 +29,7 @@
  *                                     "port_description": {"alias", "mac", "state"}}
  */
 #include "topo.h"
+#include "../common/retry_interval.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,28 +46,6 @@ static char *errdup(const char *msg)
     if (s)
         memcpy(s, msg, n);
     return s;
-}
-
-/* store_retry_interval: never off, a refused write would be lost. */
-static int read_retry_interval(struct topo *t, struct json_object *st, char **errmsg)
-{
-    struct json_object *v;
-    double secs;
-
-    t->store_retry_ms = 1000;
-    if (!json_object_object_get_ex(st, "store_retry_interval", &v))
-        return KYTOS_OK;
-    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
-        *errmsg = errdup("store_retry_interval must be a number of seconds");
-        return KYTOS_EINVAL;
-    }
-    secs = json_object_get_double(v);
-    if (!isfinite(secs) || secs < 0.01 || secs > 60) {
-        *errmsg = errdup("store_retry_interval must be between 0.01 and 60 seconds");
-        return KYTOS_EINVAL;
-    }
-    t->store_retry_ms = (unsigned)lround(secs * 1000.0);
-    return KYTOS_OK;
 }
 
 static int read_settings(struct topo *t, char **errmsg)
@@ -95,7 +74,7 @@ static int read_settings(struct topo *t, char **errmsg)
         }
         t->enable_by_default = json_object_get_boolean(v);
     }
-    return read_retry_interval(t, st, errmsg);
+    return napp_store_retry_ms(st, &t->store_retry_ms, errmsg);
 }
 
 static void topo_free(struct topo *t)

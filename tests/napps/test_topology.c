@@ -270,19 +270,29 @@ static struct json_object *intf_of(struct json_object *t, const char *dpid, cons
     return i;
 }
 
+/* LLDP saw interface a (of switch dpid) cabled to b: the id of the link
+ * a has now into link; GET v3/'s topology (the caller puts it). */
+static struct json_object *lldp_saw(const char *dpid, const char *a, const char *b, char *link,
+                                    size_t cap)
+{
+    char body[256];
+    struct json_object *t;
+
+    snprintf(body, sizeof body, "{\"interface_a\":{\"id\":\"%s\"},\"interface_b\":{\"id\":\"%s\"}}", a,
+             b);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni", body), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    t = topology();
+    snprintf(link, cap, "%s", json_object_get_string(path_get(intf_of(t, dpid, a), "link", NULL, NULL)));
+    return t;
+}
+
 /* LLDP saw s1:3 cabled to s3:1 (a host port so far): a new link for s1:3,
  * whose id goes to new_link; L12 still names s1:3 as its endpoint_a. */
 static void recable_s1_3_to_s3_1(char *new_link, size_t cap)
 {
-    struct json_object *t;
+    struct json_object *t = lldp_saw(S1, S1 ":3", S3 ":1", new_link, cap);
 
-    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
-                                        "{\"interface_a\":{\"id\":\"" S1 ":3\"},"
-                                        "\"interface_b\":{\"id\":\"" S3 ":1\"}}"),
-                     0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    t = topology();
-    snprintf(new_link, cap, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":3"), "link", NULL, NULL)));
     ck_assert_str_ne(new_link, L12);
     ck_assert(json_object_object_get_ex(path_get(t, "links", NULL, NULL), new_link, NULL));
     ck_assert_str_eq(json_object_get_string(path_get(path_get(t, "links", L12, "endpoint_a"), "id", NULL, NULL)),
@@ -2109,17 +2119,8 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
  * link.  Links stay refused until another kytos_test_store_fail*. */
 static void refused_new_link(char *link, size_t cap)
 {
-    struct json_object *t;
-
     refuse_writes("links");
-    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_lldp.interface.is.nni",
-                                        "{\"interface_a\":{\"id\":\"" S1 ":1\"},"
-                                        "\"interface_b\":{\"id\":\"" S2 ":1\"}}"),
-                     0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    t = topology();
-    snprintf(link, cap, "%s", json_object_get_string(path_get(intf_of(t, S1, S1 ":1"), "link", NULL, NULL)));
-    json_object_put(t);
+    json_object_put(lldp_saw(S1, S1 ":1", S2 ":1", link, cap));
     ck_assert_uint_eq(strlen(link), 64);
     ck_assert_ptr_null(stored("links", link));
 }
