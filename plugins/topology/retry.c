@@ -220,8 +220,10 @@ static void on_retry_tick(kytos_napp *napp, void *ud)
     struct topo *t = ud;
 
     (void)napp;
-    if (!atomic_load(&t->store_retry))
+    if (!atomic_load(&t->store_retry)) {
+        t->retry_skip = t->retry_backoff = 0;   /* all stored: the next refusal starts afresh */
         return;
+    }
     if (t->retry_skip > 0) {
         t->retry_skip--;   /* only this timer touches it: never two runs at once */
         return;
