@@ -385,10 +385,13 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 {
     kytos_req *r = *con_cls;
     struct kh_http *s = cls;
-    struct conn_rec *rec = conn_rec_of(conn);
-    /* answered, and the connection stays open: idle from now */
-    if (rec && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && s->reclaim_idle_ms >= 0)
-        kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
+    /* answered, and the connection stays open: idle from now (nothing
+     * looked up when reclaiming is off) */
+    if (s->reclaim_idle_ms >= 0 && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+        struct conn_rec *rec = conn_rec_of(conn);
+        if (rec)
+            kh_idle_enter(s->idle, &rec->link, kh_mono_ns() / 1000000);
+    }
     if (r) {
         atomic_fetch_sub(&s->live, 1);
         struct http_ctx *c = r->tp_ctx;
