@@ -7,9 +7,9 @@
  * app 512; threads start on demand).  -p '{"sb": 2, "db": 2, "app": 2}'
  * shows the bus' own cost without hundreds of threads on two cores. */
 #include "events/fake_napp.h"
-#include "host/event_obj.h"
-#include "host/event_util.h"
-#include "host/log.h"
+#include "host/events/event_obj.h"
+#include "host/events/event_util.h"
+#include "host/util/log.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "host/store.h"
+#include "host/store/store.h"
 
 static kh_store *S;
 static int threads = 4, ops = 4000;

@@ -113,7 +113,7 @@ def main():
 
         # at light load (nothing in flight, the I/O thread's last request 5 ms
         # ago or more), the I/O thread commits the flow itself and answers at
-        # once (a claim, host/store_async.c); a background write in the way
+        # once (a claim, host/store/store_async.c); a background write in the way
         # makes it the writer's, so up to three tries
         def claimed():
             return k.request("GET", "/api/kytos/core/status/")[2]["store"]["async"]["claimed_batches"]

@@ -3,8 +3,8 @@
  * (kh_bus_register_core_routes), with the core's functions stubbed here. */
 #include "check_tap.h"
 #include "fake_napp.h"
-#include "host/conf.h"
-#include "host/deadletter.h"
+#include "host/util/conf.h"
+#include "host/events/deadletter.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/events/check_buffer.c - KytosEventBuffer: FIFO and priority order,
  * bounds, blocking and non-blocking put, close and abort. */
 #include "check_tap.h"
-#include "host/event_buffer.h"
-#include "host/event_obj.h"
+#include "host/events/event_buffer.h"
+#include "host/events/event_obj.h"
 #include <pthread.h>
 #include <stdio.h>
 

@@ -3,10 +3,10 @@
  * failing handlers, unload with events in flight, drain, shutdown. */
 #include "check_tap.h"
 #include "fake_napp.h"
-#include "host/deadletter.h"
-#include "host/event_obj.h"
-#include "host/event_util.h"
-#include "host/workpool.h"
+#include "host/events/deadletter.h"
+#include "host/events/event_obj.h"
+#include "host/events/event_util.h"
+#include "host/util/workpool.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* tests/events/check_conf.c - the bus' kytos.conf keys: Kytos' defaults,
  * event_buffer_conf with maxsize_multiplier, monitors, and clear errors. */
 #include "check_tap.h"
-#include "host/event_buffer.h"
-#include "host/event_conf.h"
+#include "host/events/event_buffer.h"
+#include "host/events/event_conf.h"
 #include <string.h>
 
 static int apply(struct kh_bus_conf *c, const char *pools, const char *bufs, const char *pmon,

@@ -2,9 +2,9 @@
  * GET/PATCH/DELETE /api/kytos/core/dead_letter/ (bodies and codes as Kytos). */
 #include "check_tap.h"
 #include "fake_napp.h"
-#include "host/deadletter.h"
-#include "host/deadletter_ops.h"
-#include "host/event_obj.h"
+#include "host/events/deadletter.h"
+#include "host/events/deadletter_ops.h"
+#include "host/events/event_obj.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

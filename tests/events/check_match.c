@@ -1,9 +1,9 @@
 /* tests/events/check_match.c - the listen_to rule (the pattern matches the
  * whole name, POSIX ERE) and the per-name subscriber cache. */
 #include "check_tap.h"
-#include "host/event_match.h"
-#include "host/event_strmap.h"
-#include "host/event_util.h"
+#include "host/events/event_match.h"
+#include "host/events/event_strmap.h"
+#include "host/events/event_util.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -2,8 +2,8 @@
  * (NApp, action, key), blocking and non-blocking hits, bounds. */
 #include "check_tap.h"
 #include "fake_napp.h"
-#include "host/event_util.h"
-#include "host/pacer.h"
+#include "host/events/event_util.h"
+#include "host/events/pacer.h"
 #include <pthread.h>
 #include <string.h>
 

@@ -2,8 +2,8 @@
  * text, driven with explicit times; the sampling thread; bus wiring. */
 #include "check_tap.h"
 #include "fake_napp.h"
-#include "host/event_util.h"
-#include "host/queue_monitor.h"
+#include "host/events/event_util.h"
+#include "host/events/queue_monitor.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

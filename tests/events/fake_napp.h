@@ -3,8 +3,8 @@
 #ifndef KYTOS_TESTS_FAKE_NAPP_H
 #define KYTOS_TESTS_FAKE_NAPP_H
 
-#include "host/eventbus.h"
-#include "host/event_conf.h"
+#include "host/events/eventbus.h"
+#include "host/events/event_conf.h"
 #include <stdatomic.h>
 
 struct fake_napp {

@@ -1,14 +1,14 @@
 /* tests/host/check_core.c - unit tests of the host's building blocks:
  * router, request targets and queries, kytos.conf, work pools, strict JSON. */
 #include "check_tap.h"
-#include "host/conf.h"
-#include "host/acceptor.h"
-#include "host/client_group.h"
-#include "host/connlimit.h"
-#include "host/idle_conns.h"
-#include "host/request.h"
-#include "host/router.h"
-#include "host/workpool.h"
+#include "host/util/conf.h"
+#include "host/http/acceptor.h"
+#include "host/http/client_group.h"
+#include "host/http/connlimit.h"
+#include "host/http/idle_conns.h"
+#include "host/http/request.h"
+#include "host/http/router.h"
+#include "host/util/workpool.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>

@@ -2,7 +2,7 @@
  * bounded queue and its drop counter.  Each test runs in its own process
  * (Check forks), so the logger's global state starts fresh. */
 #include "check_tap.h"
-#include "host/log.h"
+#include "host/util/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "check_tap.h"
-#include "host/store_doc.h"
-#include "host/store_filter.h"
+#include "host/store/store_doc.h"
+#include "host/store/store_filter.h"
 
 static struct json_object *J(const char *t)
 {

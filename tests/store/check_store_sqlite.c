@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 #include "check_tap.h"
 #include "conformance.h"
-#include "host/store_impl.h"
+#include "host/store/store_impl.h"
 
 static char dir[256];
 

@@ -5,7 +5,7 @@
 #define KYTOS_TESTS_STORE_CONFORMANCE_H
 
 #include <check.h>
-#include "host/store.h"
+#include "host/store/store.h"
 
 struct conf_backend {
     const char *name;

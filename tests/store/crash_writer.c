@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "host/store.h"
+#include "host/store/store.h"
 
 #define PAYLOAD 300
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "host/store.h"
+#include "host/store/store.h"
 
 static kh_store *S;
 static struct kytos_error E;

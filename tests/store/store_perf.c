@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "host/store.h"
+#include "host/store/store.h"
 
 #define COLL "flows"
 

@@ -1,0 +1,201 @@
+/* host/core/main.c - kytosd: configuration, start-up, signals, shutdown.
+ *
+ * Signals: SIGINT/SIGTERM are blocked in every thread and taken by sigwait
+ * in main.  The first starts the graceful shutdown (stop accepting, answer
+ * what is in flight, NApps down in reverse order, flush the log, exit 0);
+ * a second one forces the exit. */
+#include "core/hostimpl.h"
+#include "http/http_server.h"
+#include "util/log.h"
+#include "napps/watcher.h"
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOGGER "kytos.core.kytosd"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kytosd [options]\n"
+            "  -c, --conf FILE         kytos.conf to read (INI, [daemon] section)\n"
+            "  -f, --foreground        run in the foreground (the only mode)\n"
+            "  -D, --debug             log at DEBUG level\n"
+            "  -l, --listen ADDR       address to listen on (default 0.0.0.0)\n"
+            "      --api-port PORT     HTTP port (default 8181; 0 picks a free one)\n"
+            "  -n, --napps DIR         NApps directory (*.so files)\n"
+            "  -d, --database NAME     '' (embedded SQLite, default) or mongodb\n"
+            "      --data-dir DIR      where the embedded store and state live\n"
+            "      --set KEY=VALUE     set any [daemon] key (JSON value)\n"
+            "      --port-file FILE    write the bound HTTP port there once listening\n"
+            "  -v, --version           print the version\n"
+            "  -h, --help              this text\n");
+}
+
+static void *force_exit(void *arg)
+{
+    sigset_t *set = arg;
+    int sig;
+    if (sigwait(set, &sig) == 0) {
+        static const char msg[] = "kytosd: second signal, exiting now\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {
+            /* nothing more to do */
+        }
+        _exit(1);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"conf", required_argument, NULL, 'c'}, {"foreground", no_argument, NULL, 'f'},
+        {"debug", no_argument, NULL, 'D'},      {"listen", required_argument, NULL, 'l'},
+        {"api-port", required_argument, NULL, 'P'}, {"napps", required_argument, NULL, 'n'},
+        {"database", required_argument, NULL, 'd'}, {"data-dir", required_argument, NULL, 'W'},
+        {"set", required_argument, NULL, 'S'},  {"port-file", required_argument, NULL, 'F'},
+        {"version", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *conf = NULL, *port_file = NULL;
+    kh_config *cfg = kh_config_new();
+    struct { char *k, *v; } sets[64];
+    size_t nsets = 0, i;
+    int c, debug = 0, sig;
+    char err[512];
+    kh_host *h;
+    sigset_t set;
+    pthread_t forcer;
+
+    if (!cfg)
+        return 1;
+    while ((c = getopt_long(argc, argv, "c:fDl:n:d:vh", opts, NULL)) != -1) {
+        const char *key = NULL;
+        switch (c) {
+        case 'c': conf = optarg; break;
+        case 'f': break;
+        case 'D': debug = 1; break;
+        case 'l': key = "listen"; break;
+        case 'P': key = "api_port"; break;
+        case 'n': key = "napps"; break;
+        case 'd': key = "database"; break;
+        case 'W': key = "data_dir"; break;
+        case 'F': port_file = optarg; break;
+        case 'S': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "kytosd: --set wants KEY=VALUE, got '%s'\n", optarg);
+                return 2;
+            }
+            if (nsets < 64) {
+                sets[nsets].k = strndup(optarg, (size_t)(eq - optarg));
+                sets[nsets++].v = eq + 1;
+            }
+            break;
+        }
+        case 'v': printf("kytosd %s (ABI %d.%d)\n", KYTOS_VERSION_STRING, KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (key) {
+            if (nsets < 64) {
+                sets[nsets].k = strdup(key);
+                sets[nsets++].v = optarg;
+            }
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "kytosd: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (conf && kh_config_load_file(cfg, conf, err, sizeof err) != 0) {
+        fprintf(stderr, "kytosd: %s\n", err);
+        return 1;
+    }
+    /* flags override the file; values that are not JSON are strings */
+    for (i = 0; i < nsets; i++) {
+        const char *k = sets[i].k;
+        if (!strcmp(k, "listen") || !strcmp(k, "napps") || !strcmp(k, "database") ||
+            !strcmp(k, "data_dir"))
+            kh_config_set_string(cfg, k, sets[i].v);
+        else
+            kh_config_set(cfg, k, sets[i].v);
+        free(sets[i].k);
+    }
+    if (debug)
+        kh_config_set(cfg, "debug", "true");
+
+    /* every thread created from here on inherits the blocked signals */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    {
+        struct kh_log_opts lo = {
+            .level = kh_config_bool(cfg, "debug", 0) ? KH_DEBUG
+                     : kh_log_level_parse(kh_config_str(cfg, "log_level", "INFO")) > 0
+                         ? kh_log_level_parse(kh_config_str(cfg, "log_level", "INFO")) : KH_INFO,
+            .console = kh_config_bool(cfg, "log_console", 1),
+            .file = kh_config_str(cfg, "log_file", ""),
+            .syslog = kh_config_bool(cfg, "log_syslog", 0),
+            .queue_max = (size_t)kh_config_int(cfg, "log_queue_max", 65536),
+            .levels_json = json_object_to_json_string(kh_config_get(cfg, "log_levels")),
+        };
+        kh_log_start(&lo);
+    }
+    kh_log(LOGGER, KH_INFO, "kytosd %s starting (ABI %d.%d)", KYTOS_VERSION_STRING, KYTOS_ABI_MAJOR,
+           KYTOS_ABI_MINOR);
+    h = kh_host_new(cfg, NULL, err, sizeof err);
+    if (!h) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start: %s", err);
+        kh_log_stop();
+        return 1;
+    }
+    kh_napps_load_all(h);
+    h->http = kh_http_start(h, err, sizeof err);
+    if (!h->http) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start the API server: %s", err);
+        kh_host_free(h);
+        kh_log_stop();
+        return 1;
+    }
+    if (kh_host_start(h) != 0) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start the event bus");
+        kh_http_stop(h->http, 0);
+        kh_host_free(h);
+        kh_log_stop();
+        return 1;
+    }
+    h->watcher = kh_watcher_start(h, err, sizeof err);
+    if (!h->watcher)
+        kh_log(LOGGER, KH_WARNING, "not watching the napps directory: %s", err);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (f) {
+            fprintf(f, "%u\n", kh_http_port(h->http));
+            fclose(f);
+        }
+    }
+    kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/",
+           kh_config_str(cfg, "listen", "0.0.0.0"), kh_http_port(h->http));
+
+    sigwait(&set, &sig);
+    kh_log(LOGGER, KH_INFO, "signal %d: shutting down", sig);
+    pthread_create(&forcer, NULL, force_exit, &set);
+    pthread_detach(forcer);
+    kh_watcher_stop(h->watcher);
+    h->watcher = NULL;
+    atomic_store(&h->draining, 1);
+    kh_http_stop(h->http, h->shutdown_timeout_ms);
+    h->http = NULL;
+    kh_host_stop(h);
+    kh_host_free(h);
+    kh_log(LOGGER, KH_INFO, "kytosd stopped");
+    kh_log_stop();
+    return 0;
+}

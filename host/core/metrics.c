@@ -1,0 +1,108 @@
+/* host/core/metrics.c - GET /metrics in Prometheus' text format, built from the
+ * same figures as GET /api/kytos/core/status/. */
+#include "core/hostimpl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct out {
+    char *buf;
+    size_t len, cap;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(o->buf ? o->buf + o->len : NULL, o->buf ? o->cap - o->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (o->buf && o->len + (size_t)n < o->cap) {
+            o->len += (size_t)n;
+            return;
+        }
+        size_t cap = o->cap ? o->cap * 2 : 8192;
+        while (cap < o->len + (size_t)n + 1)
+            cap *= 2;
+        char *nb = realloc(o->buf, cap);
+        if (!nb)
+            return;
+        o->buf = nb;
+        o->cap = cap;
+    }
+}
+
+static int64_t geti(struct json_object *o, const char *k)
+{
+    struct json_object *v;
+    return o && json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+}
+
+static void pools(struct out *o, struct json_object *pools, const char *kind)
+{
+    if (!pools)
+        return;
+    json_object_object_foreach(pools, name, p) {
+        put(o, "kytos_pool_threads{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "threads"));
+        put(o, "kytos_pool_active{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "active"));
+        put(o, "kytos_pool_queued{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "queued"));
+        put(o, "kytos_pool_rejected_total{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "rejected"));
+    }
+}
+
+static int metrics_get(kytos_req *r, void *ud)
+{
+    kh_host *h = ud;
+    struct json_object *st = kh_host_status(h), *http = NULL, *ev = NULL, *napps = NULL, *v = NULL;
+    struct out o = {0};
+    int rc;
+
+    json_object_object_get_ex(st, "http", &http);
+    json_object_object_get_ex(st, "events", &ev);
+    json_object_object_get_ex(st, "napps", &napps);
+    put(&o, "# TYPE kytos_http_requests_total counter\nkytos_http_requests_total %lld\n",
+        (long long)geti(http, "requests_served"));
+    put(&o, "# TYPE kytos_http_in_flight gauge\nkytos_http_in_flight %lld\n", (long long)geti(http, "in_flight"));
+    put(&o, "# TYPE kytos_http_rejected_total counter\n");
+    put(&o, "kytos_http_rejected_total{code=\"503\"} %lld\n", (long long)geti(http, "rejected_503"));
+    put(&o, "kytos_http_rejected_total{code=\"429\"} %lld\n", (long long)geti(http, "rejected_429"));
+    put(&o, "kytos_http_timeouts_total %lld\n", (long long)geti(http, "timeouts_504"));
+    put(&o, "# TYPE kytos_http_reclaimed_idle_total counter\nkytos_http_reclaimed_idle_total %lld\n",
+        (long long)geti(http, "reclaimed_idle"));
+    put(&o, "kytos_http_errors_500_total %lld\n", (long long)geti(http, "errors_500"));
+    put(&o, "kytos_uptime_seconds %lld\n", (long long)geti(st, "uptime_seconds"));
+    put(&o, "kytos_log_dropped_total %lld\n", (long long)geti(st, "log_dropped"));
+    if (napps) {
+        json_object_object_foreach(napps, id, n) {
+            struct json_object *s = NULL;
+            json_object_object_get_ex(n, "state", &s);
+            put(&o, "kytos_napp_info{napp=\"%s\",state=\"%s\"} 1\n", id, s ? json_object_get_string(s) : "?");
+        }
+    }
+    if (json_object_object_get_ex(st, "http_pools", &v))
+        pools(&o, v, "http");
+    if (ev && json_object_object_get_ex(ev, "pools", &v))
+        pools(&o, v, "events");
+    if (ev && json_object_object_get_ex(ev, "buffers", &v)) {
+        json_object_object_foreach(v, name, b) {
+            put(&o, "kytos_event_buffer_depth{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "depth"));
+            put(&o, "kytos_event_buffer_high_water{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "high_water"));
+            put(&o, "kytos_event_buffer_drops_total{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "drops"));
+        }
+    }
+    if (ev && json_object_object_get_ex(ev, "dead_letter", &v))
+        put(&o, "kytos_dead_letter_events %lld\n", (long long)geti(v, "count"));
+    json_object_put(st);
+    rc = kh_resp_raw(r, 200, "text/plain; version=0.0.4", o.buf ? o.buf : "", o.len);
+    free(o.buf);
+    return rc;
+}
+
+int kh_metrics_register(kh_host *h)
+{
+    return kh_host_core_route(h, "GET", "/metrics", metrics_get, h, 0);
+}

@@ -1,0 +1,20 @@
+/* host/http/http_server.h - libmicrohttpd in thread-pool mode in front of the
+ * dispatcher.  MHD threads only parse, route, read bodies, and queue
+ * responses; handlers run on worker pools while the connection is
+ * suspended (inline routes excepted). */
+#ifndef KH_HTTP_SERVER_H
+#define KH_HTTP_SERVER_H
+
+#include "core/hostimpl.h"
+
+struct kh_http;
+
+/* Start listening (config: listen, api_port, api_* limits).  NULL on error. */
+struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen);
+/* The bound port (useful with api_port = 0). */
+unsigned kh_http_port(const struct kh_http *s);
+/* Stop accepting; wait for in-flight requests up to timeout; stop. */
+void kh_http_stop(struct kh_http *s, int timeout_ms);
+struct json_object *kh_http_status(struct kh_http *s);
+
+#endif

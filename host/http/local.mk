@@ -1,0 +1,15 @@
+# host/http/: the REST front door: acceptor and connection limits, the
+# libmicrohttpd server, router, request pipeline, admission, validation.
+host_libkh_core_la_SOURCES += \
+	host/http/acceptor.c host/http/acceptor.h \
+	host/http/client_group.c host/http/client_group.h \
+	host/http/connlimit.c host/http/connlimit.h \
+	host/http/dispatch.c \
+	host/http/http_server.c host/http/http_server.h \
+	host/http/idle_conns.c host/http/idle_conns.h \
+	host/http/json_strict.c \
+	host/http/ratelimit.c host/http/ratelimit.h \
+	host/http/request.c host/http/request.h \
+	host/http/router.c host/http/router.h \
+	host/http/shed.c \
+	host/http/validate.c

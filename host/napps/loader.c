@@ -1,0 +1,1065 @@
+/* host/napps/loader.c - finding, vetting, loading, replacing and unloading NApps.
+ * See napp.h for the life cycle. */
+#include "core/hostimpl.h"
+#include "events/eventbus.h"
+#include "util/log.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOGGER "kytos.core.napps"
+#define MAX_NAPPS 256
+
+/* A vetted, dlopen'd file that has not run init yet. */
+struct candidate {
+    char *file;
+    char *dlpath;             /* the name dlopen was given (the private copy's) */
+    void *dl;
+    const struct kytos_napp_desc *desc;
+    char id[130];
+    int done;
+};
+
+static void record_set(kh_host *h, const char *file, const char *id, const char *version,
+                       const char *state, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* ---- kytos_napp basics ---- */
+
+kh_host *kh_napp_host(const kytos_napp *n) { return n->host; }
+const char *kh_napp_id(const kytos_napp *n) { return n ? n->id : "kytos/core"; }
+const char *kh_napp_logger(const kytos_napp *n) { return n ? n->logger : "kytos.core"; }
+int kh_napp_is_active(const kytos_napp *n)
+{
+    int s = atomic_load(&n->state);
+    return s == KH_NAPP_ENABLED || s == KH_NAPP_LOADING;
+}
+
+void kh_napp_ref(kytos_napp *n) { atomic_fetch_add(&n->refs, 1); }
+const void *kh_napp_desc_addr(const kytos_napp *n) { return n->desc; }
+
+void kh_napp_crashed(kytos_napp *n, const char *where)
+{
+    kh_host *h = n->host;
+    int expected = KH_NAPP_ENABLED;
+
+    if (!atomic_compare_exchange_strong(&n->state, &expected, KH_NAPP_UNLOADING))
+        return;   /* already going away */
+    kh_log(LOGGER, KH_CRITICAL, "%s crashed in %s; taking it out of service (its code stays "
+           "mapped, its stop hook is not called)", n->id, where);
+    kh_router_remove_owner(h->router, n);
+    pthread_mutex_lock(&h->reg_mu);
+    {
+        kytos_napp **pp = &h->napps;
+        while (*pp && *pp != n)
+            pp = &(*pp)->next;
+        if (*pp == n) {
+            *pp = n->next;
+            n->next = h->crashed;
+            h->crashed = n;     /* the registry's reference moves here */
+        }
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    record_set(h, n->file, n->id, n->version, "crashed", "fault in %s", where);
+}
+
+static void route_free(struct kh_route *r)
+{
+    free(r->method);
+    free(r->path);
+    free(r->rel_path);
+    free(r->pool);
+    free(r->operation);
+    free(r);
+}
+
+static void napp_destroy(kytos_napp *n)
+{
+    struct kh_route *r = n->routes;
+    while (r) {
+        struct kh_route *next = r->next;
+        route_free(r);
+        r = next;
+    }
+    kh_validate_free(n);
+    if (n->dl)
+        dlclose(n->dl);
+    free(n->file);
+    free(n);
+}
+
+void kh_napp_unref(kytos_napp *n)
+{
+    kh_host *h = n->host;
+    int left = atomic_fetch_sub(&n->refs, 1) - 1;
+
+    if (left == 0) {
+        napp_destroy(n);
+        return;
+    }
+    if (atomic_load(&n->state) == KH_NAPP_UNLOADING) {
+        pthread_mutex_lock(&h->reg_mu);
+        pthread_cond_broadcast(&h->refs_cv);
+        pthread_mutex_unlock(&h->reg_mu);
+    }
+}
+
+/* ---- records (what the status endpoint shows) ---- */
+
+static struct kh_record *record_for(kh_host *h, const char *file)
+{
+    struct kh_record *rec;
+    for (rec = h->records; rec; rec = rec->next)
+        if (strcmp(rec->file, file) == 0)
+            return rec;
+    rec = calloc(1, sizeof *rec);
+    if (!rec)
+        return NULL;
+    rec->file = strdup(file);
+    if (!rec->file) {
+        free(rec);
+        return NULL;
+    }
+    rec->next = h->records;
+    h->records = rec;
+    return rec;
+}
+
+static void record_set(kh_host *h, const char *file, const char *id, const char *version,
+                       const char *state, const char *fmt, ...)
+{
+    struct kh_record *rec;
+    va_list ap;
+
+    pthread_mutex_lock(&h->reg_mu);
+    rec = record_for(h, file);
+    if (rec) {
+        if (id)
+            snprintf(rec->id, sizeof rec->id, "%s", id);
+        if (version)
+            snprintf(rec->version, sizeof rec->version, "%s", version);
+        snprintf(rec->state, sizeof rec->state, "%s", state);
+        va_start(ap, fmt);
+        vsnprintf(rec->reason, sizeof rec->reason, fmt ? fmt : "", ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+}
+
+void kh_registry_free(kh_host *h)
+{
+    while (h->crashed) {
+        kytos_napp *n = h->crashed;
+        h->crashed = n->next;
+        atomic_store(&n->state, KH_NAPP_UNLOADED);
+        kh_napp_unref(n);
+    }
+    while (h->records) {
+        struct kh_record *r = h->records;
+        h->records = r->next;
+        free(r->file);
+        free(r);
+    }
+}
+
+/* ---- disabled set, persisted in the data directory ---- */
+
+static void disabled_path(kh_host *h, char *out, size_t len)
+{
+    snprintf(out, len, "%s/disabled_napps.json", h->data_dir);
+}
+
+static int is_disabled(kh_host *h, const char *id)
+{
+    size_t i, n = h->disabled ? json_object_array_length(h->disabled) : 0;
+    for (i = 0; i < n; i++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(h->disabled, i)), id) == 0)
+            return 1;
+    return 0;
+}
+
+static void disabled_load(kh_host *h)
+{
+    char path[PATH_MAX + 32];
+    struct json_object *o;
+
+    disabled_path(h, path, sizeof path);
+    o = json_object_from_file(path);
+    if (o && !json_object_is_type(o, json_type_array)) {
+        kh_log(LOGGER, KH_WARNING, "%s is not a JSON array; ignored", path);
+        json_object_put(o);
+        o = NULL;
+    }
+    json_object_put(h->disabled);
+    h->disabled = o ? o : json_object_new_array();
+}
+
+static void disabled_save(kh_host *h)
+{
+    char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+    disabled_path(h, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (json_object_to_file(tmp, h->disabled) != 0 || rename(tmp, path) != 0)
+        kh_log(LOGGER, KH_ERROR, "cannot save %s: %s", path, strerror(errno));
+}
+
+static void disabled_set(kh_host *h, const char *id, int disabled)
+{
+    size_t i, n = json_object_array_length(h->disabled);
+    for (i = 0; i < n; i++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(h->disabled, i)), id) == 0) {
+            if (!disabled) {
+                json_object_array_del_idx(h->disabled, i, 1);
+                disabled_save(h);
+            }
+            return;
+        }
+    if (disabled) {
+        json_object_array_add(h->disabled, json_object_new_string(id));
+        disabled_save(h);
+    }
+}
+
+/* ---- opening a file ---- */
+
+static int valid_ident(const char *s)
+{
+    size_t i;
+    if (!s || !*s || strlen(s) > 64 || !(islower((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (i = 0; s[i]; i++)
+        if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    return 1;
+}
+
+/* Copy the file so the mapping never shares an inode with the original. */
+static int private_copy(kh_host *h, const char *src, char *dst, size_t dstlen)
+{
+    static atomic_uint counter;
+    char dir[PATH_MAX + 16], buf[65536];
+    int in, out = -1;
+    ssize_t n;
+    const char *base = strrchr(src, '/');
+
+    base = base ? base + 1 : src;
+    snprintf(dir, sizeof dir, "%s/napp-cache", h->data_dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(dst, dstlen, "%s/%u.%u.%.100s", dir, (unsigned)getpid(),
+             atomic_fetch_add(&counter, 1), base);
+    in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    close(in);
+    if (close(out) != 0 || n < 0) {
+        unlink(dst);
+        return -1;
+    }
+    return 0;
+}
+
+/* Vet and dlopen one file.  0, or -1 with the reason in err. */
+static int open_candidate(kh_host *h, const char *file, struct candidate *c, char *err,
+                          size_t errlen)
+{
+    char copy[PATH_MAX + 160];
+    const struct kytos_napp_desc *d;
+    int copied;
+
+    memset(c, 0, sizeof *c);
+    if (kh_elf_check(file, err, errlen) != 0)
+        return -1;
+    copied = private_copy(h, file, copy, sizeof copy) == 0;
+    if (!copied)
+        kh_log(LOGGER, KH_WARNING, "%s: cannot make a private copy (%s); loading in place", file,
+               strerror(errno));
+    dlerror();
+    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL);
+    c->dlpath = strdup(copied ? copy : file);
+    if (copied)
+        unlink(copy);   /* the mapping stays valid */
+    if (!c->dl) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "cannot load: %s", e ? e : "dlopen failed");
+        free(c->dlpath);
+        c->dlpath = NULL;
+        return -1;
+    }
+    d = dlsym(c->dl, "kytos_napp_desc");
+    if (!d) {
+        snprintf(err, errlen, "not a NApp: no kytos_napp_desc symbol");
+        goto fail;
+    }
+    if (d->magic != KYTOS_NAPP_MAGIC) {
+        snprintf(err, errlen, "not a NApp: magic 0x%08x, expected 0x%08x", d->magic, KYTOS_NAPP_MAGIC);
+        goto fail;
+    }
+    if (d->abi_major != KYTOS_ABI_MAJOR || d->abi_minor > KYTOS_ABI_MINOR) {
+        snprintf(err, errlen, "built for ABI %u.%u, host has ABI %d.%d", d->abi_major, d->abi_minor,
+                 KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR);
+        goto fail;
+    }
+    if (d->desc_size < offsetof(struct kytos_napp_desc, reserved)) {
+        snprintf(err, errlen, "descriptor of %u bytes, expected at least %zu", d->desc_size,
+                 offsetof(struct kytos_napp_desc, reserved));
+        goto fail;
+    }
+    if (!d->build_sig || strcmp(d->build_sig, KYTOS_BUILD_SIGNATURE) != 0) {
+        snprintf(err, errlen, "build signature '%.100s', expected '%s'",
+                 d->build_sig ? d->build_sig : "(none)", KYTOS_BUILD_SIGNATURE);
+        goto fail;
+    }
+    if (!valid_ident(d->username) || !valid_ident(d->name)) {
+        snprintf(err, errlen, "bad username/name '%.64s/%.64s' (want [a-z_][a-z0-9_]*)",
+                 d->username ? d->username : "", d->name ? d->name : "");
+        goto fail;
+    }
+    if (!d->init) {
+        snprintf(err, errlen, "descriptor has no init function");
+        goto fail;
+    }
+    c->desc = d;
+    c->file = strdup(file);
+    snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
+    return 0;
+fail:
+    dlclose(c->dl);
+    c->dl = NULL;
+    free(c->dlpath);
+    c->dlpath = NULL;
+    return -1;
+}
+
+static void candidate_close(struct candidate *c)
+{
+    if (c->dl)
+        dlclose(c->dl);
+    free(c->file);
+    free(c->dlpath);
+    memset(c, 0, sizeof *c);
+}
+
+/* Once a NApp's code is about to run (its init), its file stays mapped for
+ * good, unloaded or replaced (RTLD_NODELETE, set on the loaded object by
+ * name: glibc finds it even though the private copy is unlinked).  So what
+ * its code left behind -- a json-c object keyed by one of its string
+ * literals (kytos_json_add_lit), a content still queued somewhere -- never
+ * points into unmapped memory.  The cost: the pages of each replaced
+ * version.  Files refused before init are closed as before. */
+static void pin_mapping(const struct candidate *c)
+{
+    void *pin = c->dlpath ? dlopen(c->dlpath, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE)
+                          : NULL;
+    if (pin)
+        dlclose(pin);   /* the flag stays on the object */
+    else
+        kh_log(LOGGER, KH_WARNING, "%s: cannot keep its code mapped after an unload: %s", c->id,
+               dlerror() ? "dlopen(RTLD_NOLOAD) failed" : "?");
+}
+
+/* ---- registry helpers (reg_mu held by callers where noted) ---- */
+
+static kytos_napp *find_enabled_locked(kh_host *h, const char *id)
+{
+    kytos_napp *n;
+    for (n = h->napps; n; n = n->next)
+        if (strcmp(n->id, id) == 0)
+            return n;
+    return NULL;
+}
+
+kytos_napp *kh_napps_get(kh_host *h, const char *id)
+{
+    kytos_napp *n;
+    pthread_mutex_lock(&h->reg_mu);
+    n = find_enabled_locked(h, id);
+    if (n)
+        kh_napp_ref(n);
+    pthread_mutex_unlock(&h->reg_mu);
+    return n;
+}
+
+static int deps_enabled(kh_host *h, const struct kytos_napp_desc *d, char *missing, size_t len)
+{
+    const char *const *dep;
+    int ok = 1;
+    pthread_mutex_lock(&h->reg_mu);
+    for (dep = d->deps; dep && *dep && ok; dep++)
+        if (!find_enabled_locked(h, *dep)) {
+            snprintf(missing, len, "%.128s", *dep);
+            ok = 0;
+        }
+    pthread_mutex_unlock(&h->reg_mu);
+    return ok;
+}
+
+/* ---- init / unload ---- */
+
+static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char *why);
+
+/* Run init on a candidate; on success the NApp is live (replacing `old`).
+ * The candidate's dl handle moves into the NApp. */
+static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
+{
+    kytos_napp *n = calloc(1, sizeof *n);
+    char err[512] = "";
+    char *errmsg = NULL;
+    int rc;
+
+    if (!n) {
+        record_set(h, c->file, c->id, NULL, "refused", "out of memory");
+        return KYTOS_ENOMEM;
+    }
+    n->host = h;
+    n->desc = c->desc;
+    n->dl = c->dl;
+    c->dl = NULL;
+    n->file = c->file;
+    c->file = NULL;
+    snprintf(n->id, sizeof n->id, "%s", c->id);
+    snprintf(n->logger, sizeof n->logger, "kytos.napps.%s", c->id);
+    snprintf(n->version, sizeof n->version, "%s", n->desc->version ? n->desc->version : "");
+    atomic_init(&n->refs, 1);
+    atomic_init(&n->state, KH_NAPP_LOADING);
+    n->settings = kh_config_napp_settings(h->config, n->id);
+    n->generation = ++h->generation;
+    n->loaded_at = time(NULL);
+
+    if (kh_validate_compile(n, err, sizeof err) != 0) {
+        record_set(h, n->file, n->id, n->version, "refused", "OpenAPI spec: %s", err);
+        kh_log(LOGGER, KH_ERROR, "refusing %s (%s): OpenAPI spec: %s", n->id, n->file, err);
+        napp_destroy(n);
+        return KYTOS_EINVAL;
+    }
+    pin_mapping(c);
+    n->in_init = 1;
+    rc = n->desc->init(n, kh_host_api(), &errmsg);
+    n->in_init = 0;
+    if (rc == KYTOS_OK && kh_validate_bind(n, err, sizeof err) != 0)
+        rc = KYTOS_EINVAL;
+    if (rc == KYTOS_OK && kh_router_swap(h->router, n->routes, old, err, sizeof err) != 0)
+        rc = KYTOS_EEXIST;
+    if (rc != KYTOS_OK) {
+        const char *why = errmsg ? errmsg : err[0] ? err : kh_strerror(rc);
+        record_set(h, n->file, n->id, n->version, "refused", "init failed: %s", why);
+        kh_log(LOGGER, KH_ERROR, "refusing %s (%s): init failed: %s", n->id, n->file, why);
+        free(errmsg);
+        /* undo what init registered: subscriptions and timers */
+        atomic_store(&n->state, KH_NAPP_UNLOADING);
+        if (h->bus)
+            kh_bus_napp_forget(h->bus, n, h->shutdown_timeout_ms);
+        kh_napp_unref(n);
+        return rc;
+    }
+    free(errmsg);
+
+    /* live: put it in the registry where the old version was, or at the end */
+    pthread_mutex_lock(&h->reg_mu);
+    {
+        kytos_napp **pp = &h->napps;
+        while (*pp && *pp != old)
+            pp = &(*pp)->next;
+        if (*pp == old && old) {
+            n->next = old->next;
+            *pp = n;
+            old->next = NULL;
+        } else {
+            n->next = NULL;
+            *pp = n;
+        }
+    }
+    atomic_store(&n->state, KH_NAPP_ENABLED);
+    pthread_mutex_unlock(&h->reg_mu);
+    record_set(h, n->file, n->id, n->version, "enabled", "%s", "");
+    kh_log(LOGGER, KH_INFO, "loaded %s %s from %s", n->id, n->version, n->file);
+    if (old)
+        unload_napp(h, old, NULL, "replaced");
+    return KYTOS_OK;
+}
+
+/* Take n out of service; the registry's reference is dropped at the end. */
+static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char *why)
+{
+    struct timespec dl;
+
+    atomic_store(&n->state, KH_NAPP_UNLOADING);
+    kh_router_remove_owner(h->router, n);
+    pthread_mutex_lock(&h->reg_mu);
+    {
+        kytos_napp **pp = &h->napps;
+        while (*pp && *pp != n)
+            pp = &(*pp)->next;
+        if (*pp == n)
+            *pp = n->next;
+        n->next = NULL;
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    /* events first: queued event jobs hold references until they are
+     * skipped; this also delivers kytos/core.shutdown.<u>/<n> to the NApp's
+     * own handlers, exactly once */
+    if (h->bus)
+        kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
+    /* then requests in flight (they hold references) */
+    pthread_mutex_lock(&h->reg_mu);
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += h->shutdown_timeout_ms / 1000;
+    while (atomic_load(&n->refs) > 1) {
+        if (pthread_cond_timedwait(&h->refs_cv, &h->reg_mu, &dl) == ETIMEDOUT) {
+            kh_log(LOGGER, KH_WARNING, "%s: %d requests or events still running after %d ms",
+                   n->id, atomic_load(&n->refs) - 1, h->shutdown_timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    if (n->desc->stop)
+        n->desc->stop(n);
+    if (state)
+        record_set(h, n->file, n->id, n->version, state, "%s", why ? why : "");
+    kh_log(LOGGER, KH_INFO, "unloaded %s (%s)", n->id, why ? why : "");
+    atomic_store(&n->state, KH_NAPP_UNLOADED);
+    kh_napp_unref(n);
+}
+
+static void start_napp(kh_host *h, kytos_napp *n)
+{
+    if (n->started)
+        return;
+    n->started = 1;
+    if (n->desc->start) {
+        int rc = n->desc->start(n);
+        if (rc != KYTOS_OK)
+            kh_log(LOGGER, KH_ERROR, "%s: start failed: %s", n->id, kh_strerror(rc));
+    }
+    if (h->bus)
+        kh_bus_napp_loaded(h->bus, n);
+}
+
+void kh_napps_start_all(kh_host *h)
+{
+    kytos_napp *list[MAX_NAPPS];
+    size_t n = 0, i;
+    kytos_napp *it;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (it = h->napps; it && n < MAX_NAPPS; it = it->next)
+        if (!it->started) {
+            kh_napp_ref(it);
+            list[n++] = it;
+        }
+    pthread_mutex_unlock(&h->reg_mu);
+    for (i = 0; i < n; i++) {
+        start_napp(h, list[i]);
+        kh_napp_unref(list[i]);
+    }
+}
+
+/* ---- directory scan at start-up ---- */
+
+static int has_so_suffix(const char *name)
+{
+    size_t l = strlen(name);
+    return l > 3 && strcmp(name + l - 3, ".so") == 0 && name[0] != '.';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t list_dir(const char *dir, char **files, size_t max)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+
+    if (!d) {
+        kh_log(LOGGER, KH_WARNING, "napps directory %s: %s", dir, strerror(errno));
+        return 0;
+    }
+    while ((e = readdir(d)) && n < max) {
+        char path[PATH_MAX + 256];
+        struct stat st;
+        if (!has_so_suffix(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        files[n] = strdup(path);
+        if (files[n])
+            n++;
+    }
+    closedir(d);
+    qsort(files, n, sizeof *files, cmp_str);
+    return n;
+}
+
+static struct candidate *cand_by_id(struct candidate *c, size_t n, const char *id)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (c[i].dl && strcmp(c[i].id, id) == 0)
+            return &c[i];
+    return NULL;
+}
+
+int kh_napps_load_all(kh_host *h)
+{
+    char *files[MAX_NAPPS];
+    struct candidate *cands;
+    size_t nfiles, i, progress;
+    char err[512];
+
+    pthread_mutex_lock(&h->load_mu);
+    disabled_load(h);
+    nfiles = list_dir(h->napps_dir, files, MAX_NAPPS);
+    cands = calloc(nfiles ? nfiles : 1, sizeof *cands);
+    if (!cands) {
+        for (i = 0; i < nfiles; i++)
+            free(files[i]);
+        pthread_mutex_unlock(&h->load_mu);
+        return KYTOS_ENOMEM;
+    }
+    for (i = 0; i < nfiles; i++) {
+        if (open_candidate(h, files[i], &cands[i], err, sizeof err) != 0) {
+            record_set(h, files[i], NULL, NULL, "refused", "%s", err);
+            kh_log(LOGGER, KH_ERROR, "refusing %s: %s", files[i], err);
+            continue;
+        }
+        if (cand_by_id(cands, i, cands[i].id)) {
+            record_set(h, files[i], cands[i].id, cands[i].desc->version, "refused",
+                       "duplicate NApp %s (already in %s)", cands[i].id,
+                       cand_by_id(cands, i, cands[i].id)->file);
+            kh_log(LOGGER, KH_ERROR, "refusing %s: duplicate NApp %s", files[i], cands[i].id);
+            candidate_close(&cands[i]);
+            continue;
+        }
+        if (is_disabled(h, cands[i].id)) {
+            record_set(h, files[i], cands[i].id, cands[i].desc->version, "disabled", "disabled");
+            candidate_close(&cands[i]);
+        }
+    }
+    /* dependency order: repeatedly load every candidate whose deps are live */
+    do {
+        progress = 0;
+        for (i = 0; i < nfiles; i++) {
+            struct candidate *c = &cands[i];
+            char missing[160];
+            if (!c->dl || c->done)
+                continue;
+            if (!deps_enabled(h, c->desc, missing, sizeof missing)) {
+                struct candidate *dep = cand_by_id(cands, nfiles, missing);
+                if (dep && !dep->done)
+                    continue;   /* may load later in this pass */
+                record_set(h, c->file, c->id, c->desc->version, "waiting",
+                           "missing dependency %s", missing);
+                kh_log(LOGGER, KH_ERROR, "refusing %s: missing dependency %s", c->id, missing);
+                c->done = 1;
+                candidate_close(c);
+                progress++;
+                continue;
+            }
+            c->done = 1;
+            init_candidate(h, c, NULL);
+            candidate_close(c);
+            progress++;
+        }
+    } while (progress);
+    for (i = 0; i < nfiles; i++) {
+        if (cands[i].dl && !cands[i].done) {
+            record_set(h, cands[i].file, cands[i].id, cands[i].desc->version, "refused",
+                       "dependency cycle through %s", cands[i].id);
+            kh_log(LOGGER, KH_ERROR, "refusing %s: dependency cycle", cands[i].id);
+        }
+        candidate_close(&cands[i]);
+        free(files[i]);
+    }
+    free(cands);
+    pthread_mutex_unlock(&h->load_mu);
+    return 0;
+}
+
+/* Files whose NApp waited for a dependency get another chance. */
+static void retry_waiting(kh_host *h);
+
+static int load_file_locked(kh_host *h, const char *path)
+{
+    struct candidate c;
+    char err[512], missing[160];
+    kytos_napp *old;
+    int rc;
+
+    if (open_candidate(h, path, &c, err, sizeof err) != 0) {
+        record_set(h, path, NULL, NULL, "refused", "%s", err);
+        kh_log(LOGGER, KH_ERROR, "refusing %s: %s", path, err);
+        return KYTOS_EINVAL;
+    }
+    if (is_disabled(h, c.id)) {
+        record_set(h, path, c.id, c.desc->version, "disabled", "disabled");
+        candidate_close(&c);
+        return KYTOS_ESTATE;
+    }
+    if (!deps_enabled(h, c.desc, missing, sizeof missing)) {
+        record_set(h, path, c.id, c.desc->version, "waiting", "missing dependency %s", missing);
+        kh_log(LOGGER, KH_ERROR, "not loading %s: missing dependency %s", c.id, missing);
+        candidate_close(&c);
+        return KYTOS_ENOTFOUND;
+    }
+    pthread_mutex_lock(&h->reg_mu);
+    old = find_enabled_locked(h, c.id);
+    if (old && strcmp(old->file, path) != 0) {
+        char other[PATH_MAX];
+        snprintf(other, sizeof other, "%s", old->file);
+        pthread_mutex_unlock(&h->reg_mu);
+        record_set(h, path, c.id, c.desc->version, "refused", "duplicate NApp %s (already loaded from %s)",
+                   c.id, other);
+        kh_log(LOGGER, KH_ERROR, "refusing %s: duplicate NApp %s (already loaded from %s)", path,
+               c.id, other);
+        candidate_close(&c);
+        return KYTOS_EEXIST;
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    rc = init_candidate(h, &c, old);
+    candidate_close(&c);
+    if (rc == KYTOS_OK) {
+        if (atomic_load(&h->running))
+            kh_napps_start_all(h);
+        retry_waiting(h);
+    }
+    return rc;
+}
+
+static void retry_waiting(kh_host *h)
+{
+    char *files[MAX_NAPPS];
+    size_t n = 0, i;
+    struct kh_record *rec;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec && n < MAX_NAPPS; rec = rec->next)
+        if (strcmp(rec->state, "waiting") == 0 && (files[n] = strdup(rec->file)))
+            n++;
+    pthread_mutex_unlock(&h->reg_mu);
+    for (i = 0; i < n; i++) {
+        if (access(files[i], R_OK) == 0)
+            load_file_locked(h, files[i]);
+        free(files[i]);
+    }
+}
+
+int kh_napps_load_file(kh_host *h, const char *path)
+{
+    int rc;
+    pthread_mutex_lock(&h->load_mu);
+    rc = load_file_locked(h, path);
+    pthread_mutex_unlock(&h->load_mu);
+    return rc;
+}
+
+void kh_napps_file_removed(kh_host *h, const char *path)
+{
+    kytos_napp *n;
+
+    pthread_mutex_lock(&h->load_mu);
+    pthread_mutex_lock(&h->reg_mu);
+    for (n = h->napps; n; n = n->next)
+        if (strcmp(n->file, path) == 0)
+            break;
+    pthread_mutex_unlock(&h->reg_mu);
+    if (n)
+        unload_napp(h, n, "unloaded", "file removed");
+    else
+        record_set(h, path, NULL, NULL, "unloaded", "file removed");
+    pthread_mutex_unlock(&h->load_mu);
+}
+
+void kh_napps_unload_all(kh_host *h)
+{
+    pthread_mutex_lock(&h->load_mu);
+    for (;;) {
+        kytos_napp *last = NULL, *it;
+        pthread_mutex_lock(&h->reg_mu);
+        for (it = h->napps; it; it = it->next)
+            last = it;
+        pthread_mutex_unlock(&h->reg_mu);
+        if (!last)
+            break;
+        unload_napp(h, last, "unloaded", "shutdown");
+    }
+    pthread_mutex_unlock(&h->load_mu);
+}
+
+/* ---- management by id ---- */
+
+static char *file_of(kh_host *h, const char *id)
+{
+    struct kh_record *rec;
+    char *f = NULL;
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec; rec = rec->next)
+        if (strcmp(rec->id, id) == 0 && access(rec->file, R_OK) == 0) {
+            f = strdup(rec->file);
+            break;
+        }
+    pthread_mutex_unlock(&h->reg_mu);
+    return f;
+}
+
+int kh_napps_enable(kh_host *h, const char *id)
+{
+    char *file = file_of(h, id);
+    int rc = KYTOS_OK;
+    kytos_napp *n;
+
+    if (!file)
+        return KYTOS_ENOTFOUND;
+    pthread_mutex_lock(&h->load_mu);
+    disabled_set(h, id, 0);
+    n = kh_napps_get(h, id);
+    if (n)
+        kh_napp_unref(n);   /* already enabled */
+    else
+        rc = load_file_locked(h, file);
+    pthread_mutex_unlock(&h->load_mu);
+    free(file);
+    return rc;
+}
+
+int kh_napps_disable(kh_host *h, const char *id)
+{
+    char *file = file_of(h, id);
+    kytos_napp *n;
+
+    if (!file)
+        return KYTOS_ENOTFOUND;
+    pthread_mutex_lock(&h->load_mu);
+    disabled_set(h, id, 1);
+    pthread_mutex_lock(&h->reg_mu);
+    n = find_enabled_locked(h, id);
+    pthread_mutex_unlock(&h->reg_mu);
+    if (n)
+        unload_napp(h, n, "disabled", "disabled");
+    else
+        record_set(h, file, id, NULL, "disabled", "disabled");
+    pthread_mutex_unlock(&h->load_mu);
+    free(file);
+    return KYTOS_OK;
+}
+
+int kh_napps_reload(kh_host *h, const char *id)
+{
+    kytos_napp *n = kh_napps_get(h, id);
+    char *file;
+    int rc;
+
+    if (!n)
+        return KYTOS_ENOTFOUND;
+    file = strdup(n->file);
+    kh_napp_unref(n);
+    if (!file)
+        return KYTOS_ENOMEM;
+    rc = kh_napps_load_file(h, file);
+    free(file);
+    return rc;
+}
+
+int kh_napps_reload_all(kh_host *h)
+{
+    char *ids[MAX_NAPPS];
+    size_t n = 0, i;
+    kytos_napp *it;
+    int rc = KYTOS_OK;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (it = h->napps; it && n < MAX_NAPPS; it = it->next)
+        if ((ids[n] = strdup(it->id)))
+            n++;
+    pthread_mutex_unlock(&h->reg_mu);
+    for (i = 0; i < n; i++) {
+        int r = kh_napps_reload(h, ids[i]);
+        if (r != KYTOS_OK)
+            rc = r;
+        free(ids[i]);
+    }
+    return rc;
+}
+
+/* ---- JSON views ---- */
+
+static struct json_object *pair(const char *id)
+{
+    struct json_object *p = json_object_new_array();
+    const char *slash = strchr(id, '/');
+    if (!slash)
+        return p;
+    json_object_array_add(p, json_object_new_string_len(id, (int)(slash - id)));
+    json_object_array_add(p, json_object_new_string(slash + 1));
+    return p;
+}
+
+struct json_object *kh_napps_enabled_json(kh_host *h)
+{
+    struct json_object *arr = json_object_new_array();
+    kytos_napp *n;
+    pthread_mutex_lock(&h->reg_mu);
+    for (n = h->napps; n; n = n->next)
+        json_object_array_add(arr, pair(n->id));
+    pthread_mutex_unlock(&h->reg_mu);
+    return arr;
+}
+
+struct json_object *kh_napps_installed_json(kh_host *h)
+{
+    struct json_object *arr = json_object_new_array();
+    struct kh_record *rec;
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec; rec = rec->next)
+        if (rec->id[0] && access(rec->file, R_OK) == 0)
+            json_object_array_add(arr, pair(rec->id));
+    pthread_mutex_unlock(&h->reg_mu);
+    return arr;
+}
+
+struct json_object *kh_napps_status(kh_host *h)
+{
+    struct json_object *o = json_object_new_object();
+    struct kh_record *rec;
+    int pass;
+
+    pthread_mutex_lock(&h->reg_mu);
+    /* enabled NApps first, keyed by id; any other record of the same id
+     * (a refused duplicate, an old file) is keyed by its file instead */
+    for (pass = 0; pass < 2; pass++)
+        for (rec = h->records; rec; rec = rec->next) {
+            struct json_object *e;
+            const char *key;
+            if ((strcmp(rec->state, "enabled") == 0) != (pass == 0))
+                continue;
+            key = rec->id[0] && !json_object_object_get_ex(o, rec->id, NULL) ? rec->id : rec->file;
+            e = json_object_new_object();
+            json_object_object_add(e, "state", json_object_new_string(rec->state));
+            json_object_object_add(e, "file", json_object_new_string(rec->file));
+            if (rec->id[0])
+                json_object_object_add(e, "id", json_object_new_string(rec->id));
+            if (rec->version[0])
+                json_object_object_add(e, "version", json_object_new_string(rec->version));
+            if (rec->reason[0])
+                json_object_object_add(e, "reason", json_object_new_string(rec->reason));
+            json_object_object_add(o, key, e);
+        }
+    pthread_mutex_unlock(&h->reg_mu);
+    return o;
+}
+
+struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *key)
+{
+    kytos_napp *n = kh_napps_get(h, id);
+    struct json_object *v = NULL;
+    if (!n) {
+        struct kh_record *rec;
+        int found = 0;
+        pthread_mutex_lock(&h->reg_mu);
+        for (rec = h->records; rec; rec = rec->next)
+            if (strcmp(rec->id, id) == 0) {
+                found = 1;
+                if (!strcmp(key, "version"))
+                    v = json_object_new_string(rec->version);
+            }
+        pthread_mutex_unlock(&h->reg_mu);
+        if (!found)
+            return NULL;
+        return v ? v : json_object_new_string("");
+    }
+    if (!strcmp(key, "version")) {
+        v = json_object_new_string(n->version);
+    } else if (!strcmp(key, "description")) {
+        v = json_object_new_string("");
+    } else if (!strcmp(key, "napp_dependencies")) {
+        const char *const *d;
+        v = json_object_new_array();
+        for (d = n->desc->deps; d && *d; d++)
+            json_object_array_add(v, json_object_new_string(*d));
+    }
+    kh_napp_unref(n);
+    return v;
+}
+
+/* ---- the ABI's route_add ---- */
+
+int kh_napp_route_add(kytos_napp *n, const struct kytos_route *r)
+{
+    struct kh_route *rt, **pp;
+    char full[1200], err[256];
+    const char *rel;
+    static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", NULL};
+    size_t i;
+
+    if (!n || !r || r->struct_size < offsetof(struct kytos_route, flags) || !r->handler || !r->method ||
+        !r->path)
+        return KYTOS_EINVAL;
+    if (!n->in_init) {
+        kh_log(n->logger, KH_ERROR, "route_add outside init: %s %s", r->method, r->path);
+        return KYTOS_ESTATE;
+    }
+    for (i = 0; methods[i] && strcmp(methods[i], r->method) != 0; i++)
+        ;
+    if (!methods[i]) {
+        kh_log(n->logger, KH_ERROR, "route_add: unsupported method '%.16s'", r->method);
+        return KYTOS_EINVAL;
+    }
+    rel = r->path[0] == '/' ? r->path + 1 : r->path;   /* Kytos strips one leading '/' */
+    if (strlen(rel) > 1000)
+        return KYTOS_EINVAL;
+    snprintf(full, sizeof full, "/api/%s/%s/%s", n->desc->username, n->desc->name, rel);
+    if (kh_route_template_check(full, err, sizeof err) != 0) {
+        kh_log(n->logger, KH_ERROR, "route_add: %s", err);
+        return KYTOS_EINVAL;
+    }
+    rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return KYTOS_ENOMEM;
+    rt->method = strdup(r->method);
+    rt->path = strdup(full);
+    rt->rel_path = strdup(rel);
+    rt->handler = r->handler;
+    rt->ud = r->ud;
+    rt->napp = n;
+#define HAS(f) (r->struct_size >= offsetof(struct kytos_route, f) + sizeof r->f)
+    rt->flags = HAS(flags) ? r->flags : 0;
+    rt->pool = HAS(pool) && r->pool ? strdup(r->pool) : NULL;
+    rt->max_body = HAS(max_body) ? r->max_body : 0;
+    rt->timeout_ms = HAS(timeout_ms) ? r->timeout_ms : 0;
+    rt->operation = HAS(operation) && r->operation ? strdup(r->operation) : NULL;
+#undef HAS
+    if (!rt->method || !rt->path || !rt->rel_path) {
+        route_free(rt);
+        return KYTOS_ENOMEM;
+    }
+    /* keep registration order */
+    for (pp = &n->routes; *pp; pp = &(*pp)->next) {
+        if (!strcmp((*pp)->method, rt->method) && !strcmp((*pp)->path, rt->path)) {
+            kh_log(n->logger, KH_ERROR, "route_add: %s %s registered twice", rt->method, rt->path);
+            route_free(rt);
+            return KYTOS_EEXIST;
+        }
+    }
+    *pp = rt;
+    return KYTOS_OK;
+}
