@@ -34,3 +34,8 @@ tests_host_check_log_SOURCES = tests/host/check_log.c
 tests_host_check_log_CFLAGS = $(TEST_CC)
 tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
 EXTRA_DIST += tests/fuzz/run-fuzz.sh
+
+# Real Open vSwitch (userspace datapath) in a private directory: the harness
+# every southbound test uses, checked on its own.  SKIP without OVS or root.
+TESTS += tests/ovs/test_ovs_harness.py
+EXTRA_DIST += tests/ovs/test_ovs_harness.py tests/ovs/ovs_harness.py
