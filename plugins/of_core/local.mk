@@ -7,6 +7,7 @@ OFP_SOURCES = \
 	plugins/of_core/ofp/ofp_match.c plugins/of_core/ofp/ofp_actions.c \
 	plugins/of_core/ofp/ofp_flow_mod.c plugins/of_core/ofp/ofp_port.c \
 	plugins/of_core/ofp/ofp_multipart.c plugins/of_core/ofp/ofp_packet.c \
+	plugins/of_core/ofp/ofp_flow_removed.c \
 	plugins/of_core/ofp/ofp_json_int.h plugins/of_core/ofp/ofp_json_util.c \
 	plugins/of_core/ofp/ofp_json_match.c plugins/of_core/ofp/ofp_json_flow.c
 noinst_LTLIBRARIES += plugins/of_core/ofp/libofp.la

@@ -777,6 +777,53 @@ START_TEST(packet_out_lldp)
 }
 END_TEST
 
+START_TEST(flow_removed_and_desc)
+{
+    struct ofp_flow_removed fr, back;
+    struct ofp_desc d = {.mfr_desc = "Nicira, Inc.", .hw_desc = "Open vSwitch",
+                         .sw_desc = "3.1.0", .serial_num = "None", .dp_desc = "s1"}, got;
+    struct ofp_buf b;
+    size_t n;
+
+    /* OVS: a removed SEND_FLOW_REM flow with an in_port match is 64 bytes */
+    n = hex2bin("040b0040 00000000 aa00000000000001 4e20 02 00 00000005 00000006 0000 0000"
+                " 0000000000000007 0000000000000008 0001 000c 80000004 00000001 00000000",
+                in, sizeof in);
+    ck_assert_uint_eq(n, 64);
+    ck_assert_int_eq(ofp_flow_removed_decode(in, n, &fr, err, sizeof err), 0);
+    ck_assert_uint_eq(fr.cookie, 0xaa00000000000001ull);
+    ck_assert_uint_eq(fr.priority, 20000);
+    ck_assert_uint_eq(fr.reason, 2);
+    ck_assert_uint_eq(fr.duration_nsec, 6);
+    ck_assert_uint_eq(fr.byte_count, 8);
+    ck_assert_uint_eq(ofp_oxm_value_uint(ofp_match_find(&fr.match, OFPXMT_IN_PORT)), 1);
+    ofp_buf_init(&b);
+    ck_assert_int_eq(ofp_flow_removed_encode(&b, &fr, err, sizeof err), 0);
+    ck_assert_uint_eq(b.len, n);
+    ck_assert_int_eq(memcmp(b.data, in, n), 0);
+    /* bytes after the match */
+    memset(in + 64, 0, 8);
+    set_len(in, 72);
+    ck_assert_int_eq(ofp_flow_removed_decode(in, 72, &back, err, sizeof err), OFP_E_LENGTH);
+    set_len(in, 55);
+    ck_assert_int_eq(ofp_flow_removed_decode(in, 55, &back, err, sizeof err), OFP_E_SHORT);
+
+    b.len = 0;
+    ck_assert_int_eq(ofp_desc_encode(&b, &d, err, sizeof err), 0);
+    ck_assert_uint_eq(b.len, OFP_DESC_LEN);
+    ck_assert_int_eq(ofp_desc_decode(b.data, b.len, &got, err, sizeof err), 0);
+    ck_assert_str_eq(got.hw_desc, "Open vSwitch");
+    ck_assert_str_eq(got.serial_num, "None");
+    ck_assert_str_eq(got.dp_desc, "s1");
+    ck_assert_int_eq(ofp_desc_decode(b.data, b.len - 1, &got, err, sizeof err), OFP_E_LENGTH);
+    /* unterminated fields stay within their width */
+    memset(b.data + 768, 'x', 32);
+    ck_assert_int_eq(ofp_desc_decode(b.data, b.len, &got, err, sizeof err), 0);
+    ck_assert_uint_eq(strlen(got.serial_num), 32);
+    ofp_buf_free(&b);
+}
+END_TEST
+
 START_TEST(names_and_errors)
 {
     ck_assert_str_eq(ofp_type_name(OFPT_FLOW_MOD), "ofpt_flow_mod");
@@ -818,6 +865,7 @@ static Suite *suite(void)
     tcase_add_test(t, flow_stats_reply_round_trip);
     tcase_add_test(t, packet_in_ovs);
     tcase_add_test(t, packet_out_lldp);
+    tcase_add_test(t, flow_removed_and_desc);
     tcase_add_test(t, names_and_errors);
     suite_add_tcase(s, t);
     return s;

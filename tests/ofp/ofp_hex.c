@@ -126,6 +126,15 @@ static void do_encode(void)
     pi->data = frame;
     pi->data_len = sizeof frame;
     EMIT("packet_in", ofp_packet_in_encode(&b, pi, err, sizeof err));
+    {
+        struct ofp_flow_removed fr = {.xid = 0, .cookie = 0xaa00000000000001ull,
+                                      .priority = 20000, .reason = 2, .table_id = 0,
+                                      .duration_sec = 5, .duration_nsec = 6,
+                                      .idle_timeout = 0, .hard_timeout = 0,
+                                      .packet_count = 7, .byte_count = 8};
+        ofp_match_add_uint(&fr.match, OFPXMT_IN_PORT, 1, NULL, err, sizeof err);
+        EMIT("flow_removed", ofp_flow_removed_encode(&b, &fr, err, sizeof err));
+    }
     /* a FLOW reply of two entries with REPLY_MORE */
     b.len = 0;
     ofp_multipart_reply_begin(&b, 9, OFPMP_FLOW, OFPMPF_REPLY_MORE, &start);
@@ -354,6 +363,18 @@ static int decode_multipart(const uint8_t *msg, size_t len, struct json_object *
         while ((rc = ofp_flow_stats_next(mp.body, mp.body_len, &off, fs, err, sizeof err)) == 1)
             json_object_array_add(list, flow_stats_json(fs));
         free(fs);
+    } else if (mp.type == OFPMP_DESC) {
+        struct ofp_desc desc;
+        struct json_object *e;
+        if ((rc = ofp_desc_decode(mp.body, mp.body_len, &desc, err, sizeof err)))
+            return rc;
+        e = json_object_new_object();
+        ADD(e, "mfr_desc", json_object_new_string(desc.mfr_desc));
+        ADD(e, "hw_desc", json_object_new_string(desc.hw_desc));
+        ADD(e, "sw_desc", json_object_new_string(desc.sw_desc));
+        ADD(e, "serial_num", json_object_new_string(desc.serial_num));
+        ADD(e, "dp_desc", json_object_new_string(desc.dp_desc));
+        json_object_array_add(list, e);
     } else if (mp.type == OFPMP_PORT_DESC) {
         struct ofp_port p;
         while ((rc = ofp_port_desc_next(mp.body, mp.body_len, &off, &p, err, sizeof err)) == 1)
@@ -478,6 +499,24 @@ static struct json_object *decode_one(const uint8_t *msg, size_t len)
     case OFPT_MULTIPART_REPLY:
         rc = decode_multipart(msg, len, d);
         break;
+    case OFPT_FLOW_REMOVED: {
+        struct ofp_flow_removed *fr = malloc(sizeof *fr);
+        if (!(rc = ofp_flow_removed_decode(msg, len, fr, err, sizeof err))) {
+            ADD(d, "cookie", U(fr->cookie));
+            ADD(d, "priority", U(fr->priority));
+            ADD(d, "reason", U(fr->reason));
+            ADD(d, "table_id", U(fr->table_id));
+            ADD(d, "duration_sec", U(fr->duration_sec));
+            ADD(d, "duration_nsec", U(fr->duration_nsec));
+            ADD(d, "idle_timeout", U(fr->idle_timeout));
+            ADD(d, "hard_timeout", U(fr->hard_timeout));
+            ADD(d, "packet_count", U(fr->packet_count));
+            ADD(d, "byte_count", U(fr->byte_count));
+            ADD(d, "match", match_json(&fr->match));
+        }
+        free(fr);
+        break;
+    }
     default:
         snprintf(err, sizeof err, "no decoder for %s", ofp_type_name(h.type));
         rc = -1;

@@ -40,6 +40,8 @@ from pyof.v0x04.controller2switch.packet_out import PacketOut
 from pyof.v0x04.asynchronous.packet_in import PacketIn
 from pyof.v0x04.asynchronous.port_status import PortStatus
 from pyof.v0x04.asynchronous.error_msg import ErrorMsg
+from pyof.v0x04.asynchronous.flow_removed import FlowRemoved
+from pyof.v0x04.controller2switch.multipart_reply import Desc
 from pyof.v0x04.symmetric.echo_request import EchoRequest
 from pyof.v0x04.symmetric.hello import Hello, HelloElemHeader
 
@@ -164,8 +166,16 @@ def describe(msg):
         body = msg.body
         if d["mp_type"] == 1:
             d["entries"] = [flow_stats(fs) for fs in body]
+        elif d["mp_type"] == 0:
+            d["entries"] = [{k: v(getattr(body, k)).rstrip("\0") for k in (
+                "mfr_desc", "hw_desc", "sw_desc", "serial_num", "dp_desc")}]
         else:
             d["entries"] = [port(p) for p in body]
+    elif t == 11:
+        d.update({k: int(v(getattr(msg, k))) for k in (
+            "cookie", "priority", "reason", "table_id", "duration_sec", "duration_nsec",
+            "idle_timeout", "hard_timeout", "packet_count", "byte_count")})
+        d["match"] = [oxm(x) for x in msg.match.oxm_match_fields]
     elif t == 13:
         d.update(buffer_id=int(v(msg.buffer_id)), in_port=int(v(msg.in_port)),
                  actions=actions(msg.actions), data=bytes(v(msg.data)).hex())
@@ -250,6 +260,11 @@ def encode_side():
                  "match": [], "instructions": []}]),
         "port_desc_reply": lambda m: [port(p)["port_no"] for p in m.body] == [1, 0xfffffffe]
         and [port(p)["name"] for p in m.body] == ["s1-eth1", "s1"],
+        "flow_removed": lambda m: describe(m) == {
+            "xid": 0, "cookie": 0xaa00000000000001, "priority": 20000, "reason": 2,
+            "table_id": 0, "duration_sec": 5, "duration_nsec": 6, "idle_timeout": 0,
+            "hard_timeout": 0, "packet_count": 7, "byte_count": 8,
+            "match": [[0, False, "00000001"]]},
         "flow_mod_lldp": lambda m: describe(m) == {
             "xid": 0x11, "cookie": 0xab00000000000001, "cookie_mask": 0,
             "table_id": 0, "command": 0, "idle_timeout": 0, "hard_timeout": 0,
@@ -375,7 +390,14 @@ def pyof_messages():
     echo = EchoRequest(xid=5, data=b"kytosd_13")
     po = PacketOut(xid=8, buffer_id=0xffffffff, in_port=0xfffffffd,
                    actions=[ActionOutput(port=2, max_length=0xffff)], data=FRAME)
-    return [("flow_mod", fm), ("packet_in", pi), ("port_status", ps), ("features_reply", fr),
+    frm = FlowRemoved(xid=0, cookie=0xab00000000000002, priority=50000, reason=2,
+                      table_id=0, duration_sec=61, duration_nsec=5, idle_timeout=0,
+                      hard_timeout=0, packet_count=20, byte_count=840,
+                      match=Match(oxm_match_fields=[tlv(F.OFPXMT_OFB_IN_PORT, b"\0\0\0\2")]))
+    mp_desc = MultipartReply(xid=32, multipart_type=0, flags=0, body=Desc(
+        mfr_desc="Nicira, Inc.", hw_desc="Open vSwitch", sw_desc="3.1.0", serial_num="None",
+        dp_desc="s1"))
+    return [("flow_removed", frm), ("multipart desc reply", mp_desc), ("flow_mod", fm), ("packet_in", pi), ("port_status", ps), ("features_reply", fr),
             ("multipart flow reply", mp_flow), ("multipart port_desc reply", mp_port),
             ("hello", hello), ("error", err), ("echo_request", echo), ("packet_out", po)]
 
@@ -383,7 +405,7 @@ def pyof_messages():
 def decode_side():
     cases = pyof_messages()
     packed = [bytes(m.pack()) for _, m in cases]
-    hostile = [packed[0][:-4], packed[1][:30], packed[4][:-12]]
+    hostile = [packed[2][:-4], packed[3][:30], packed[6][:-12], packed[0][:-4], packed[1][:-1]]
     hostile = [h[:2] + len(h).to_bytes(2, "big") + h[4:] for h in hostile]
     p = run(["decode"], "".join(x.hex() + "\n" for x in packed + hostile))
     if not check(p.returncode == 0, "ofp_hex decode runs", p.stderr):

@@ -406,6 +406,33 @@ int ofp_flow_stats_encode(struct ofp_buf *b, const struct ofp_flow_stats *fs, ch
 int ofp_port_desc_next(const uint8_t *body, size_t len, size_t *off, struct ofp_port *port,
                        char *err, size_t errlen);
 
+/* DESC reply body (1056 bytes): the strings up to their first NUL. */
+struct ofp_desc {
+    char mfr_desc[257], hw_desc[257], sw_desc[257], serial_num[33], dp_desc[257];
+};
+#define OFP_DESC_LEN 1056
+/* body must be exactly 1056 bytes. */
+int ofp_desc_decode(const uint8_t *body, size_t len, struct ofp_desc *d, char *err,
+                    size_t errlen);
+int ofp_desc_encode(struct ofp_buf *b, const struct ofp_desc *d, char *err, size_t errlen);
+
+/* ---- FLOW_REMOVED ---------------------------------------------------------- */
+struct ofp_flow_removed {
+    uint32_t xid;
+    uint64_t cookie;
+    uint16_t priority;
+    uint8_t reason, table_id;   /* reason: IDLE_TIMEOUT 0, HARD_TIMEOUT 1, DELETE 2, GROUP_DELETE 3 */
+    uint32_t duration_sec, duration_nsec;
+    uint16_t idle_timeout, hard_timeout;
+    uint64_t packet_count, byte_count;
+    struct ofp_match match;
+};
+int ofp_flow_removed_encode(struct ofp_buf *b, const struct ofp_flow_removed *fr, char *err,
+                            size_t errlen);
+/* 48 fixed bytes (with the header) + match; nothing may follow the match. */
+int ofp_flow_removed_decode(const uint8_t *msg, size_t len, struct ofp_flow_removed *fr,
+                            char *err, size_t errlen);
+
 /* ---- PACKET_IN / PACKET_OUT ----------------------------------------------- */
 struct ofp_packet_in {
     uint32_t xid;
