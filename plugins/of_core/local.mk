@@ -3,13 +3,14 @@
 # dependency on the host, linked into the of_core NApp once it exists.
 OFP_SOURCES = \
 	plugins/of_core/ofp/ofp.h plugins/of_core/ofp/ofp_int.h \
-	plugins/of_core/ofp/ofp_buf.c plugins/of_core/ofp/ofp_header.c \
+	plugins/of_core/ofp/ofp_buf.c plugins/of_core/ofp/ofp_header.c plugins/of_core/ofp/ofp_basic.c \
 	plugins/of_core/ofp/ofp_match.c plugins/of_core/ofp/ofp_actions.c \
 	plugins/of_core/ofp/ofp_flow_mod.c plugins/of_core/ofp/ofp_port.c \
 	plugins/of_core/ofp/ofp_multipart.c plugins/of_core/ofp/ofp_packet.c \
 	plugins/of_core/ofp/ofp_flow_removed.c \
 	plugins/of_core/ofp/ofp_json_int.h plugins/of_core/ofp/ofp_json_util.c \
-	plugins/of_core/ofp/ofp_json_match.c plugins/of_core/ofp/ofp_json_flow.c
+	plugins/of_core/ofp/ofp_json_match.c plugins/of_core/ofp/ofp_json_flow.c \
+	plugins/of_core/ofp/ofp_json_out.c
 noinst_LTLIBRARIES += plugins/of_core/ofp/libofp.la
 plugins_of_core_ofp_libofp_la_SOURCES = $(OFP_SOURCES)
 plugins_of_core_ofp_libofp_la_CFLAGS = $(AM_CFLAGS)
