@@ -17,9 +17,22 @@
 struct kh_record {              /* one file seen in the napps directory */
     char *file;
     char id[130];
-    char version[64];
-    char state[16];             /* enabled, refused, waiting, disabled, unloaded */
+    char version[64];               /* of what serves (or served) from this file */
+    char state[16];             /* enabled, refused, waiting, disabled, unloaded, crashed */
     char reason[512];
+    int duplicate;              /* refused: another file holds the same NApp id */
+    /* A newer copy of the file that was refused while an earlier version
+     * from it serves, or could serve again (good_fd): state and version
+     * stay that version's. */
+    int has_rejected;
+    char rejected_state[16];    /* refused, waiting */
+    char rejected_version[64];
+    char rejected_reason[512];
+    struct kh_file_stamp {
+        unsigned long long dev, ino, size, mtime_ns;
+    } rejected_stamp;           /* the refused copy, to know it again */
+    int good_fd;                /* the image that last loaded from this file (an
+                                 * unlinked private copy), or -1 */
     struct kh_record *next;
 };
 
@@ -142,6 +155,9 @@ int kh_metrics_register(kh_host *h);
 /* validate.c: OpenAPI binding */
 int kh_validate_compile(kytos_napp *n, char *err, size_t errlen);
 int kh_validate_bind(kytos_napp *n, char *err, size_t errlen);
+/* One route, as route_add registers it: -1 with err naming the route when it
+ * asks for validation and the spec cannot give it (no spec, no operation). */
+int kh_validate_route(const kytos_napp *n, const struct kh_route *rt, char *err, size_t errlen);
 void kh_validate_free(kytos_napp *n);
 /* Run the route's checks: 0 to go on, else a response is set. */
 int kh_validate_request(kytos_req *r);
