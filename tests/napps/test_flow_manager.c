@@ -83,6 +83,21 @@ static void expect_error(const char *method, const char *path, const char *body,
     kytos_test_resp_free(r);
 }
 
+/* The description is exactly text (a JSON string, not an object). */
+static void expect_exact(const char *method, const char *path, const char *body, unsigned status,
+                         const char *text)
+{
+    kytos_test_resp *r = req(method, path, body);
+    struct json_object *d = NULL;
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), status);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "description", &d));
+    ck_assert_msg(json_object_is_type(d, json_type_string), "description is not a string: %s",
+                  json_object_to_json_string(d));
+    ck_assert_str_eq(json_object_get_string(d), text);
+    kytos_test_resp_free(r);
+}
+
 /* GET stored_flows?query -> the array of dpid (NULL when absent); the
  * response is kept in *keep for the caller to free. */
 static struct json_object *stored(const char *query, const char *dpid, kytos_test_resp **keep)
@@ -526,10 +541,44 @@ START_TEST(flows_by_switch_installs_on_each)
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_uint_eq(json_object_array_length(stored("?state=installed", S3, &s)), 2);
     kytos_test_resp_free(s);
-    expect_error("POST", FM "v2/flows_by_switch?force=maybe", "{}", 400, "Expected force");
-    ck_assert_uint_eq(status_of("POST", FM "v2/flows_by_switch",
-                                "{\"00:00:00:00:00:00:00:99\":{\"flows\":[{\"priority\":1}]}}"),
-                      404);
+}
+END_TEST
+
+/* flows_by_switch's own texts, in Kytos' order (main.py
+ * _get_switches_from_request_by_switch): the body's shape before force,
+ * then per switch its content, its flows, its cookies, and its dpid, whose
+ * 404 description is the plain string (not v2/flows' object). */
+START_TEST(flows_by_switch_texts_are_kytos)
+{
+    kytos_test_resp *r;
+    const char *bs = FM "v2/flows_by_switch";
+
+    expect_exact("POST", bs, "[1]", 400, "Invalid payload: [1]");
+    expect_exact("POST", bs, "{}", 400, "The request body doesn't have any flows");
+    expect_exact("POST", FM "v2/flows_by_switch?force=maybe", "{}", 400,
+                 "The request body doesn't have any flows");
+    expect_exact("POST", FM "v2/flows_by_switch?force=maybe",
+                 "{\"" S1 "\":{\"flows\":[{\"priority\":1}]}}", 400,
+                 "Parameter force does not have a valid value.");
+    expect_exact("POST", bs, "{\"" S1 "\":[{\"priority\":1}]}", 400,
+                 "The content of the switch should be an object.");
+    expect_exact("POST", bs, "{\"" S1 "\":{\"flows\":[{\"priority\":1}]},\"" S2 "\":{}}", 400,
+                 "The switch " S2 " in the request body doesn't have any flows");
+    expect_exact("POST", bs, "{\"" S1 "\":{\"flows\":[{}]}}", 400,
+                 "The switch " S1 " in the request body doesn't have any flows");
+    expect_exact("POST", bs, "{\"" S1 "\":{\"flows\":[{\"cookie_mask\":1}]}}", 400,
+                 "cookie_mask shouldn't be set when adding flows. flow: {'cookie_mask': 1}");
+    expect_exact("POST", bs, "{\"00:00:00:00:00:00:00:99\":{\"flows\":[{\"priority\":1}]}}",
+                 404, "dpid not found.");
+    /* an unknown dpid is found before a later switch's bad flow is read */
+    expect_exact("POST", bs,
+                 "{\"00:00:00:00:00:00:00:99\":{\"flows\":[{\"priority\":1}]},"
+                 "\"" S1 "\":{\"flows\":[{\"priority\":\"x\"}]}}",
+                 404, "dpid not found.");
+    /* nothing was stored by the refused requests */
+    r = req("GET", FM "v2/stored_flows", NULL);
+    ck_assert_int_eq(json_object_object_length(kytos_test_resp_json(r)), 0);
+    kytos_test_resp_free(r);
 }
 END_TEST
 
@@ -620,6 +669,7 @@ static Suite *suite(void)
     tcase_add_test(tc, delete_soft_deletes_matching_flows);
     tcase_add_test(tc, masked_delete_keeps_cookies_outside_its_range);
     tcase_add_test(tc, flows_by_switch_installs_on_each);
+    tcase_add_test(tc, flows_by_switch_texts_are_kytos);
     tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     suite_add_tcase(s, tc);
