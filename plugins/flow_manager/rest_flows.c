@@ -74,7 +74,7 @@ static int body_flows(kytos_req *req, struct json_object *body, struct json_obje
 static int cookie_prepass(kytos_req *req, struct json_object *flows, int cmd)
 {
     size_t i, n = json_object_array_length(flows);
-    char err[512];
+    char err[2048];
 
     for (i = 0; i < n; i++) {
         struct json_object *f = json_object_array_get_idx(flows, i);
