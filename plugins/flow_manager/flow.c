@@ -51,6 +51,21 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* Python's type name of a JSON value ("'int' object is not iterable"). */
+static const char *py_type(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null: return "NoneType";
+    case json_type_boolean: return "bool";
+    case json_type_int: return "int";
+    case json_type_double: return "float";
+    case json_type_string: return "str";
+    case json_type_array: return "list";
+    case json_type_object: return "dict";
+    }
+    return "object";
+}
+
 int fm_json_uint(struct json_object *v, uint64_t max, uint64_t *out)
 {
     uint64_t u;
@@ -330,6 +345,34 @@ static int top_uint(struct json_object *src, const char *name, uint64_t max, int
     return 0;
 }
 
+/* A UBInt64 field of the FlowMod: pyof's PackException text when it is
+ * not an integer in [0, 2**64) ("FlowMod.cookie - Expected UBInt64, found
+ * value "x" of type str": str() of the value, its Python type).  A bool is
+ * still refused as FlowDoc's validation words it (pyof would pack it). */
+static int pack_u64(struct json_object *v, const char *field, uint64_t *out, char *err,
+                    size_t errlen)
+{
+    struct fm_buf b;
+    char sb[256];
+
+    if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0) {
+        *out = json_object_get_uint64(v);
+        return 0;
+    }
+    if (json_object_is_type(v, json_type_boolean))
+        return fail(err, errlen, "flow, %s: Input should be a valid integer",
+                    strchr(field, '.') + 1);
+    fm_buf_init(&b, sb, sizeof sb);
+    if (json_object_is_type(v, json_type_string))
+        fm_buf_add(&b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+    else
+        fm_py_repr(&b, v);
+    fail(err, errlen, "%s - Expected UBInt64, found value \"%.1500s\" of type %s", field,
+         b.oom ? "?" : b.p, fm_py_is_bignum(v) ? "int" : py_type(v));
+    fm_buf_free(&b);
+    return -1;
+}
+
 static char *py_text(struct json_object *v)
 {
     struct fm_buf b;
@@ -359,21 +402,6 @@ static int flow_repr_fail(struct json_object *src, const char *msg, char *err, s
 
 /* ---- of_core's Flow.from_dict, as far as it raises what flow_manager
  * answers 400 for (TypeError, KeyError) ---- */
-
-/* Python's type name of a JSON value ("'int' object is not iterable"). */
-static const char *py_type(struct json_object *v)
-{
-    switch (json_object_get_type(v)) {
-    case json_type_null: return "NoneType";
-    case json_type_boolean: return "bool";
-    case json_type_int: return "int";
-    case json_type_double: return "float";
-    case json_type_string: return "str";
-    case json_type_array: return "list";
-    case json_type_object: return "dict";
-    }
-    return "object";
-}
 
 /* An error from_dict would raise: its class and str(). */
 struct py_exc {
@@ -533,7 +561,6 @@ raised:
 int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err, size_t errlen)
 {
     struct json_object *v, *actions, *instr;
-    uint64_t u;
     size_t i, n;
 
     memset(f, 0, sizeof *f);
@@ -552,21 +579,18 @@ int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err
         return flow_repr_fail(src, "cookie_mask is set, cookie should be set toowhen deleting "
                               "flows.", err, errlen);
 
+    /* the FlowMod packs cookie and cookie_mask first */
+    if (json_object_object_get_ex(src, "cookie", &v) &&
+        pack_u64(v, "FlowMod.cookie", &f->cookie, err, errlen) != 0)
+        return -1;
+    if (json_object_object_get_ex(src, "cookie_mask", &v) &&
+        pack_u64(v, "FlowMod.cookie_mask", &f->cookie_mask, err, errlen) != 0)
+        return -1;
     if (top_uint(src, "table_id", U8, 0, &f->table_id, err, errlen) ||
         top_uint(src, "priority", U16, 0x8000, &f->priority, err, errlen) ||
         top_uint(src, "idle_timeout", U16, 0, &f->idle_timeout, err, errlen) ||
         top_uint(src, "hard_timeout", U16, 0, &f->hard_timeout, err, errlen))
         return -1;
-    if (json_object_object_get_ex(src, "cookie", &v)) {
-        if (check_uint(v, U64, "flow, cookie", &u, err, errlen) != 0)
-            return -1;
-        f->cookie = u;
-    }
-    if (json_object_object_get_ex(src, "cookie_mask", &v)) {
-        if (check_uint(v, U64, "flow, cookie_mask", &u, err, errlen) != 0)
-            return -1;
-        f->cookie_mask = u;
-    }
     if (json_object_object_get_ex(src, "owner", &v) && v &&
         !json_object_is_type(v, json_type_string))
         return fail(err, errlen, "flow, owner: Input should be a valid string");

@@ -373,7 +373,10 @@ void fm_py_dump(struct fm_buf *b, struct json_object *v)
         fm_py_int(b, v);
         break;
     case json_type_double:
-        fm_py_float(b, json_object_get_double(v));
+        if (fm_py_is_bignum(v))
+            fm_buf_adds(b, json_object_get_userdata(v));
+        else
+            fm_py_float(b, json_object_get_double(v));
         break;
     case json_type_string:
         fm_py_str(b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
@@ -392,6 +395,16 @@ void fm_py_dump(struct fm_buf *b, struct json_object *v)
         dump_object(b, v);
         break;
     }
+}
+
+int fm_py_is_bignum(struct json_object *v)
+{
+    const char *lit;
+
+    if (!json_object_is_type(v, json_type_double))
+        return 0;
+    lit = json_object_get_userdata(v);
+    return lit && !strpbrk(lit, ".eE");
 }
 
 /* ---- repr ---- */

@@ -375,8 +375,6 @@ START_TEST(bad_bodies_are_400_with_kytos_texts)
                  "flow, priority: Input should be a valid integer");
     expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"priority\":70000}]}", 400,
                  "flow, priority: Input should be less than or equal to 65535");
-    expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"cookie\":-1}]}", 400,
-                 "flow, cookie: Input should be greater than or equal to 0");
     expect_error("POST", FM "v2/flows/" S1, "{\"flows\":[{\"match\":{\"dl_vlan\":\"x/y\"}}]}",
                  400, "flow, match, dl_vlan: Value error, must be an integer or an integer with a mask");
     /* the field's place, each level named */
@@ -473,6 +471,47 @@ START_TEST(unserialisable_flows_are_kytos_texts)
     ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
                                 "{\"force\":true,\"flows\":[{\"priority\":9,\"actions\":[]}]}"),
                       202);
+}
+END_TEST
+
+/* A cookie (or cookie_mask) that is not a uint64 fails where Kytos packs
+ * the FlowMod, with pyof's words: the field, str() of the value and its
+ * Python type; packing starts with them, before table_id or priority. */
+START_TEST(bad_cookies_are_pyof_pack_texts)
+{
+    static const struct {
+        const char *method, *flow, *text;
+    } cases[] = {
+        {"POST", "{\"cookie\":-1}",
+         "FlowMod.cookie - Expected UBInt64, found value \"-1\" of type int"},
+        {"POST", "{\"cookie\":\"x\"}",
+         "FlowMod.cookie - Expected UBInt64, found value \"x\" of type str"},
+        {"POST", "{\"cookie\":\"12\"}",
+         "FlowMod.cookie - Expected UBInt64, found value \"12\" of type str"},
+        {"POST", "{\"cookie\":1.5}",
+         "FlowMod.cookie - Expected UBInt64, found value \"1.5\" of type float"},
+        {"POST", "{\"cookie\":1e20}",
+         "FlowMod.cookie - Expected UBInt64, found value \"1e+20\" of type float"},
+        {"POST", "{\"cookie\":null}",
+         "FlowMod.cookie - Expected UBInt64, found value \"None\" of type NoneType"},
+        {"POST", "{\"cookie\":[1,\"a\"]}",
+         "FlowMod.cookie - Expected UBInt64, found value \"[1, 'a']\" of type list"},
+        {"POST", "{\"cookie\":{\"a\":1}}",
+         "FlowMod.cookie - Expected UBInt64, found value \"{'a': 1}\" of type dict"},
+        {"POST", "{\"priority\":\"high\",\"table_id\":300,\"cookie\":-2}",
+         "FlowMod.cookie - Expected UBInt64, found value \"-2\" of type int"},
+        {"DELETE", "{\"cookie\":1,\"cookie_mask\":-1}",
+         "FlowMod.cookie_mask - Expected UBInt64, found value \"-1\" of type int"},
+        {"DELETE", "{\"cookie\":\"a\",\"cookie_mask\":\"b\"}",
+         "FlowMod.cookie - Expected UBInt64, found value \"a\" of type str"},
+    };
+    char body[512];
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(body, sizeof body, "{\"flows\":[%s]}", cases[i].flow);
+        expect_exact(cases[i].method, FM "v2/flows/" S1, body, 400, cases[i].text);
+    }
 }
 END_TEST
 
@@ -791,6 +830,7 @@ static Suite *suite(void)
     tcase_add_test(tc, flows_by_switch_texts_are_kytos);
     tcase_add_test(tc, cookie_range_is_cast_as_kytos_does);
     tcase_add_test(tc, unserialisable_flows_are_kytos_texts);
+    tcase_add_test(tc, bad_cookies_are_pyof_pack_texts);
     tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     suite_add_tcase(s, tc);
