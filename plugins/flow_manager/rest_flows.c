@@ -131,6 +131,7 @@ struct add_owner {
     struct fm_batch *bs;
     const char **dpids;       /* allocated, or NULL */
     char **all;
+    struct json_object *body; /* the request's, which the flows point into */
 };
 
 static void add_release(struct fm_async_add *a)
@@ -140,13 +141,14 @@ static void add_release(struct fm_async_add *a)
     free(o->bs);
     free(o->dpids);
     free(o->all);
+    json_object_put(o->body);
     free(o);
 }
 
 /* 1: queued (the request is answered later); 0: answer res now. */
 static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, size_t nf,
                      struct fm_batch *bs, size_t nd, int force, const char **dpids, char **all,
-                     struct fm_result *res)
+                     struct json_object *body, struct fm_result *res)
 {
     struct add_owner *o;
 
@@ -164,17 +166,19 @@ static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, siz
     o->bs = bs;
     o->dpids = dpids;
     o->all = all;
+    o->body = body;
     if (fm_install_add_async(ctx, req, &o->a, res) == 0)
         return 1;
     free(o);
     return 0;
 }
 
-/* _send_flow_mods_from_request */
-static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
+/* _send_flow_mods_from_request on the parsed body; KYTOS_DEFERRED when the
+ * body went to the queued add (its release puts it). */
+static int send_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd, struct json_object *body)
 {
     const char *dpid = kytos_req_param(req, "dpid");
-    struct json_object *body = NULL, *flows = NULL, *sw = NULL;
+    struct json_object *flows = NULL, *sw = NULL;
     struct fm_flow *fs = NULL;
     struct fm_batch *bs = NULL;
     struct fm_result res = {0};
@@ -184,8 +188,6 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
     size_t nf = 0, nd = 0, i;
     int force;
 
-    if (fm_req_body_json(req, &body) != 0)
-        return KYTOS_OK;
     if (body_flows(req, body, &flows) != 0 || cookie_prepass(req, flows, cmd) != 0)
         return KYTOS_OK;
     force = fm_json_truthy(json_object_object_get(body, "force"));
@@ -238,7 +240,8 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
             }
             if (cmd == FM_ADD &&
                 add_async(ctx, req, fs, nf, bs, nd, force,
-                          dpids != one && dpids != (const char **)all ? dpids : NULL, all, &res))
+                          dpids != one && dpids != (const char **)all ? dpids : NULL, all,
+                          body, &res))
                 return KYTOS_DEFERRED;   /* req, fs, bs, dpids, all: the store's callback's */
             if (res.status == 0)
                 fm_install(ctx, cmd, bs, nd, force, &res);
@@ -251,6 +254,19 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
         free(dpids);
     free(all);
     return KYTOS_OK;
+}
+
+static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    struct json_object *body;
+    int rc;
+
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    rc = send_parsed(ctx, req, cmd, body);
+    if (rc != KYTOS_DEFERRED)
+        json_object_put(body);
+    return rc;
 }
 
 static int h_add(kytos_req *req, void *ud)
@@ -277,17 +293,15 @@ static int any_key(struct json_object *o)
 /* v2/flows_by_switch?force=: {"<dpid>": {"flows": [...]}, ...}, checked in
  * Kytos' order (_send_flow_mods_from_request, then
  * _get_switches_from_request_by_switch per dpid, then every flow). */
-static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
+static int by_switch_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd,
+                            struct json_object *body)
 {
     const char *fq = kytos_req_query(req, "force");
-    struct json_object *body = NULL;
     struct fm_batch *bs = NULL;
     struct fm_result res = {0};
     size_t n, k = 0, i;
     int force = 0;
 
-    if (fm_req_body_json(req, &body) != 0)
-        return KYTOS_OK;
     if (!json_object_is_type(body, json_type_object))
         return invalid_payload(req, body);
     if (!any_key(body))
@@ -336,6 +350,18 @@ static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
     return KYTOS_OK;
 }
 
+static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    struct json_object *body;
+    int rc;
+
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    rc = by_switch_parsed(ctx, req, cmd, body);
+    json_object_put(body);
+    return rc;
+}
+
 static int h_add_by_switch(kytos_req *req, void *ud)
 {
     return by_switch(ud, req, FM_ADD);
@@ -376,8 +402,11 @@ int fm_rest_flows_register(struct fm_ctx *ctx)
                                             .path = routes[i].path,
                                             .handler = routes[i].h,
                                             .ud = ctx,
-                                            /* checked in code, as Kytos does */
-                                            .flags = KYTOS_ROUTE_NO_VALIDATE | routes[i].flags,
+                                            /* checked in code, as Kytos does; the
+                                             * body read here too, where integers
+                                             * beyond uint64 are no JSON error */
+                                            .flags = KYTOS_ROUTE_NO_VALIDATE |
+                                                     KYTOS_ROUTE_RAW_BODY | routes[i].flags,
                                         });
         if (rc != KYTOS_OK)
             return rc;

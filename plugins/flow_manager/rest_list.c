@@ -211,6 +211,10 @@ static void int_text_json(struct fm_buf *b, struct json_object *v)
         fm_buf_adds(b, json_object_get_boolean(v) ? "1" : "0");
         break;
     case json_type_double:
+        if (fm_py_is_bignum(v)) {   /* an int already: its text */
+            fm_py_dump(b, v);
+            break;
+        }
         /* int() truncates (doubles from 2**52 up are integral already);
          * glibc prints a double's exact value */
         d = json_object_get_double(v);
@@ -305,16 +309,87 @@ static struct json_object *str_in(const char *const *v, size_t n)
     return in;
 }
 
+/* list_stored's cookie ranges: the query's cookie_range values cast, then
+ * a JSON body read (only when the Content-Type names JSON anywhere in it,
+ * as Kytos' `"application/json" in ...`, even an empty body) whose
+ * cookie_range replaces them.  0 with *out (n ranges, or NULL), 1 when
+ * answered (400), or KYTOS_ENOMEM. */
+static int cookie_ranges(kytos_req *req, const char *const *cr, size_t nc, struct range **out,
+                         size_t *nr)
+{
+    const char *ct = kytos_req_header(req, "Content-Type");
+    struct json_object *body = NULL, *bcr = NULL;
+    struct cookie_val *vals;
+    size_t nb, total = nc, i, blen = 0;
+    int in_body = 0, rc = 1;
+
+    *out = NULL;
+    *nr = 0;
+    vals = calloc(nc ? nc : 1, sizeof *vals);
+    if (!vals)
+        return KYTOS_ENOMEM;
+    for (i = 0; i < nc; i++) {
+        if (!py_int_str(cr[i], strlen(cr[i]), &vals[i])) {
+            struct json_object *l = json_object_new_array();
+            for (i = 0; i < nc; i++)
+                json_object_array_add(l, json_object_new_string(cr[i]));
+            cast_error(req, l);
+            json_object_put(l);
+            goto done;
+        }
+    }
+    if (ct && strstr(ct, "application/json")) {
+        const char *text = kytos_req_body(req, &blen);
+        char jerr[300];
+        if (fm_json_parse_body(text ? text : "", text ? blen : 0, &body, jerr, sizeof jerr) != 0) {
+            kytos_resp_error(req, 400, "failed to decode json body");
+            goto done;
+        }
+        /* json-c keeps a JSON null as NULL: in_body tells it from absent */
+        in_body = json_object_is_type(body, json_type_object) &&
+                  json_object_object_get_ex(body, "cookie_range", &bcr);
+    }
+    if (in_body) {
+        nb = py_iter_len(bcr);
+        free(vals);
+        if (!(vals = calloc(nb ? nb : 1, sizeof *vals))) {
+            rc = KYTOS_ENOMEM;
+            goto done;
+        }
+        if (!py_int_iter(bcr, vals, &total)) {
+            cast_error(req, bcr);
+            goto done;
+        }
+    }
+    if (total % 2) {
+        odd_error(req, cr, nc, in_body ? bcr : NULL);
+        goto done;
+    }
+    rc = 0;
+    *nr = total / 2;
+    if (*nr && !(*out = calloc(*nr, sizeof **out))) {
+        rc = KYTOS_ENOMEM;
+        *nr = 0;
+        goto done;
+    }
+    for (i = 0; i < *nr; i++)
+        (*out)[i] = to_range(vals[2 * i], vals[2 * i + 1]);
+done:
+    free(vals);
+    json_object_put(body);
+    return rc;
+}
+
 static int h_stored_flows(kytos_req *req, void *ud)
 {
     struct fm_ctx *ctx = ud;
     const char *dpids[MAX_QUERY_VALUES], *states[MAX_QUERY_VALUES], *cr[MAX_QUERY_VALUES];
-    size_t nd, ns, nc, nr = 0, i, blen = 0;
+    size_t nd, ns, nc, nr = 0;
     struct range *ranges = NULL;
-    struct json_object *filter, *out, *doc, *body = NULL, *bcr = NULL;
+    struct json_object *filter, *out, *doc;
     struct kytos_error err = {0};
     kytos_cursor *cur = NULL;
-    int rc, in_body = 0;
+    int rc;
 
     nd = kytos_req_query_all(req, "dpid", dpids, MAX_QUERY_VALUES);
     ns = kytos_req_query_all(req, "state", states, MAX_QUERY_VALUES);
@@ -322,51 +397,9 @@ static int h_stored_flows(kytos_req *req, void *ud)
     if (nd > MAX_QUERY_VALUES || ns > MAX_QUERY_VALUES || nc > MAX_QUERY_VALUES)
         return kytos_resp_error(req, 400, "Too many query values");
 
-    /* cookie_range: the query's values, then the JSON body's instead (as
-     * Kytos, the query's are cast first) */
-    kytos_req_body(req, &blen);
-    if (blen) {
-        body = kytos_req_json(req);
-        if (!body)
-            return kytos_resp_error(req, 400, "Invalid json: could not parse the body");
-        /* json-c keeps a JSON null as NULL: in_body tells it from absent */
-        in_body = json_object_is_type(body, json_type_object) &&
-                  json_object_object_get_ex(body, "cookie_range", &bcr);
-    }
-    {
-        size_t nb = in_body ? py_iter_len(bcr) : 0, total = nc;
-        struct cookie_val *vals = calloc(nc > nb ? nc : nb ? nb : 1, sizeof *vals);
-
-        if (!vals)
-            return KYTOS_ENOMEM;
-        for (i = 0; i < nc; i++) {
-            if (!py_int_str(cr[i], strlen(cr[i]), &vals[i])) {
-                struct json_object *l = json_object_new_array();
-                for (i = 0; i < nc; i++)
-                    json_object_array_add(l, json_object_new_string(cr[i]));
-                free(vals);
-                cast_error(req, l);
-                json_object_put(l);
-                return KYTOS_OK;
-            }
-        }
-        if (in_body && !py_int_iter(bcr, vals, &total)) {
-            free(vals);
-            return cast_error(req, bcr);
-        }
-        if (total % 2) {
-            free(vals);
-            return odd_error(req, cr, nc, in_body ? bcr : NULL);
-        }
-        nr = total / 2;
-        if (nr && !(ranges = calloc(nr, sizeof *ranges))) {
-            free(vals);
-            return KYTOS_ENOMEM;
-        }
-        for (i = 0; i < nr; i++)
-            ranges[i] = to_range(vals[2 * i], vals[2 * i + 1]);
-        free(vals);
-    }
+    rc = cookie_ranges(req, cr, nc, &ranges, &nr);
+    if (rc != 0)
+        return rc > 0 ? KYTOS_OK : rc;
 
     filter = json_object_new_object();
     if (nd)
@@ -521,7 +554,10 @@ int fm_rest_list_register(struct fm_ctx *ctx)
                                             .path = routes[i].path,
                                             .handler = routes[i].h,
                                             .ud = ctx,
-                                            .flags = KYTOS_ROUTE_NO_VALIDATE,
+                                            /* a body, read by stored_flows only
+                                             * when JSON (others ignore it) */
+                                            .flags = KYTOS_ROUTE_NO_VALIDATE |
+                                                     KYTOS_ROUTE_RAW_BODY,
                                         });
         if (rc != KYTOS_OK)
             return rc;

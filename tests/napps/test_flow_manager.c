@@ -515,6 +515,87 @@ START_TEST(bad_cookies_are_pyof_pack_texts)
 }
 END_TEST
 
+/* The flows routes read their own body as Python does: an integer beyond
+ * uint64 is valid JSON, refused where Kytos refuses it (the FlowMod's
+ * packing) and printed as the int it is; invalid JSON and a Content-Type
+ * that is not exactly application/json get Kytos' texts. */
+START_TEST(big_integers_and_bodies_as_kytos_reads_them)
+{
+    static const char *const no_ct[] = {"Accept: */*", NULL};
+    static const char *const upper_ct[] = {"Content-Type: Application/JSON", NULL};
+    static const char *const charset_ct[] = {"Content-Type: application/json; charset=utf-8", NULL};
+    static const char *const substr_ct[] = {"Content-Type: x-application/json", NULL};
+    static const char *const text_ct[] = {"Content-Type: text/plain", NULL};
+    kytos_test_resp *r;
+    struct json_object *list;
+
+    expect_exact("POST", FM "v2/flows/" S1, "{\"flows\":[{\"cookie\":18446744073709551616}]}", 400,
+                 "FlowMod.cookie - Expected UBInt64, found value \"18446744073709551616\" of type "
+                 "int");
+    expect_exact("POST", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"cookie\":-99999999999999999999999,\"priority\":1}]}", 400,
+                 "FlowMod.cookie - Expected UBInt64, found value \"-99999999999999999999999\" of "
+                 "type int");
+    expect_exact("DELETE", FM "v2/flows/" S1,
+                 "{\"flows\":[{\"cookie\":1,\"cookie_mask\":36893488147419103232}]}", 400,
+                 "FlowMod.cookie_mask - Expected UBInt64, found value \"36893488147419103232\" of "
+                 "type int");
+    expect_exact("POST", FM "v2/flows/" S1, "{\"flows\":[{\"cookie_mask\":18446744073709551616}]}",
+                 400, "cookie_mask shouldn't be set when adding flows. flow: {'cookie_mask': "
+                 "18446744073709551616}");
+    expect_exact("POST", FM "v2/flows_by_switch",
+                 "{\"" S1 "\":{\"flows\":[{\"cookie\":18446744073709551616}]}}", 400,
+                 "FlowMod.cookie - Expected UBInt64, found value \"18446744073709551616\" of type "
+                 "int");
+    expect_exact("POST", FM "v2/flows/" S1, "{\"flows\":[{\"priority\":1}", 400,
+                 "Invalid json: Expecting ',' delimiter: line 1 column 25 (char 24)");
+
+    r = kytos_test_request_h(th, "POST", FM "v2/flows/" S1, BENCH_BODY, no_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 415);
+    ck_assert_str_eq(description(r), "Expected Content-Type: application/json, got: ");
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "POST", FM "v2/flows/" S1, BENCH_BODY, upper_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 415);
+    ck_assert_str_eq(description(r), "Expected Content-Type: application/json, got: Application/JSON");
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "POST", FM "v2/flows/" S1, BENCH_BODY, charset_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 202);
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+
+    /* stored_flows: a body only when the Content-Type mentions JSON */
+    r = kytos_test_request_h(th, "GET", FM "v2/stored_flows",
+                             "{\"cookie_range\":[0,99999999999999999999]}", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    list = json_object_object_get(kytos_test_resp_json(r), S1);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    kytos_test_resp_free(r);
+    expect_exact("GET", FM "v2/stored_flows", "{\"cookie_range\":[0,1,99999999999999999999]}", 400,
+                 "Expected cookies length to be even, got length [0, 1, 99999999999999999999]");
+    /* the query is cast before the body is read, which is before the count */
+    r = kytos_test_request_h(th, "GET", FM "v2/stored_flows?cookie_range=x", "{", substr_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "cookie_range ['x'] couldn't be cast as an int");
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "GET", FM "v2/stored_flows?cookie_range=1", "{", substr_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "failed to decode json body");
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "GET", FM "v2/stored_flows", "{", substr_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), "failed to decode json body");
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "GET", FM "v2/stored_flows", "{", text_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert_ptr_nonnull(json_object_object_get(kytos_test_resp_json(r), S1));
+    kytos_test_resp_free(r);
+    r = kytos_test_request_h(th, "GET", FM "v2/flows", "not json", text_ct);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 START_TEST(cookie_uint64_round_trip_and_ranges)
 {
     kytos_test_resp *s;
@@ -831,6 +912,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cookie_range_is_cast_as_kytos_does);
     tcase_add_test(tc, unserialisable_flows_are_kytos_texts);
     tcase_add_test(tc, bad_cookies_are_pyof_pack_texts);
+    tcase_add_test(tc, big_integers_and_bodies_as_kytos_reads_them);
     tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     suite_add_tcase(s, tc);
