@@ -793,6 +793,9 @@ START_TEST(flows_by_switch_texts_are_kytos)
     const char *bs = FM "v2/flows_by_switch";
 
     expect_exact("POST", bs, "[1]", 400, "Invalid payload: [1]");
+    /* repr() escapes what str.isprintable() refuses (Unicode categories) */
+    expect_exact("POST", bs, "[\"\\u00a0\\u0600 \\u00e9\\ud83d\\ude00\\u0378\\u2028'\"]", 400,
+                 "Invalid payload: [\"\\xa0\\u0600 \xc3\xa9\xf0\x9f\x98\x80\\u0378\\u2028'\"]");
     expect_exact("POST", bs, "{}", 400, "The request body doesn't have any flows");
     expect_exact("POST", FM "v2/flows_by_switch?force=maybe", "{}", 400,
                  "The request body doesn't have any flows");
