@@ -179,6 +179,9 @@ int koa_ptr_resolve(json_object *root, const char *ref, json_object **out);
 
 void koa_pyrepr(struct koa_buf *b, json_object *o, size_t limit);
 void koa_pyrepr_str(struct koa_buf *b, const char *s, size_t n);
+/* Python's str.isprintable() for one code point (Unicode categories from
+ * the generated pyprintable.h, KOA_PY_UNIDATA_VERSION): what repr() keeps. */
+bool koa_py_printable(uint32_t cp);
 void koa_pystr(struct koa_buf *b, json_object *o, size_t limit);
 void koa_pyrepr_num(struct koa_buf *b, const struct koa_num *n);
 void koa_pyrepr_double(struct koa_buf *b, double d);

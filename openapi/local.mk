@@ -8,7 +8,7 @@ OPENAPI_CORE_SRC = \
 	openapi/internal.h openapi/options.c openapi/buf.c openapi/arena.c \
 	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
 	openapi/json_strict.c openapi/yaml_load.c openapi/regex.c \
-	openapi/pyrepr.c openapi/format.c openapi/schema.h \
+	openapi/pyrepr.c openapi/pyprintable.h openapi/format.c openapi/schema.h \
 	openapi/schema_compile.c openapi/validate.c openapi/spec.h \
 	openapi/spec.c openapi/route.c openapi/params.h openapi/params.c \
 	openapi/request.c openapi/lint.c
@@ -46,6 +46,13 @@ tests_openapi_jsts_conformance_LDADD = openapi/libkytos-openapi-core.la \
 	$(JSONC_LIBS)
 TESTS += tests/openapi/jsts_conformance
 EXTRA_DIST += tests/openapi/jsts-skip.txt
+
+check_PROGRAMS += tests/openapi/check_pyprintable
+tests_openapi_check_pyprintable_SOURCES = tests/openapi/check_pyprintable.c
+tests_openapi_check_pyprintable_CFLAGS = $(TEST_CC) -I$(top_srcdir)/openapi
+tests_openapi_check_pyprintable_LDADD = $(OPENAPI_TEST_LIBS)
+TESTS += tests/openapi/check_pyprintable
+EXTRA_DIST += openapi/gen_pyprintable.py
 
 check_PROGRAMS += tests/openapi/check_schema
 tests_openapi_check_schema_SOURCES = tests/openapi/check_schema.c

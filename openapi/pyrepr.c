@@ -13,24 +13,23 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pyprintable.h"
 
-/* Non-printable per Python's str.isprintable() for the code points that
- * matter in practice: controls, the Unicode spaces other than ' ', format
- * characters, line/paragraph separators, private use.  (Python escapes
- * unassigned code points too; without Unicode tables we keep them.) */
-static bool py_printable(uint32_t cp)
+/* Python's str.isprintable() for one code point: outside every range of
+ * the generated table (binary search). */
+bool koa_py_printable(uint32_t cp)
 {
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0xA0) || cp == 0xAD)
-        return false;
-    if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
-        (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x2064) ||
-        (cp >= 0x2066 && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF ||
-        cp == 0x061C || cp == 0x180E || (cp >= 0xFFF9 && cp <= 0xFFFB))
-        return false;
-    if ((cp >= 0xE000 && cp <= 0xF8FF) || (cp >= 0xF0000 && cp <= 0x10FFFF))
-        return false;
-    if (cp >= 0xD800 && cp <= 0xDFFF)
-        return false;
+    size_t lo = 0, hi = sizeof koa_py_nonprintable / sizeof koa_py_nonprintable[0];
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp < koa_py_nonprintable[mid].lo)
+            hi = mid;
+        else if (cp > koa_py_nonprintable[mid].hi)
+            lo = mid + 1;
+        else
+            return false;
+    }
     return true;
 }
 
@@ -56,7 +55,7 @@ void koa_pyrepr_str(struct koa_buf *b, const char *s, size_t n)
         if (c == '\r') { koa_buf_adds(b, "\\r"); i++; continue; }
         if (c == '\t') { koa_buf_adds(b, "\\t"); i++; continue; }
         len = koa_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        if (!py_printable(cp)) {
+        if (!koa_py_printable(cp)) {
             if (cp <= 0xFF)
                 koa_buf_printf(b, "\\x%02x", cp);
             else if (cp <= 0xFFFF)

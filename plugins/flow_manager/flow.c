@@ -1,6 +1,7 @@
 /* plugins/flow_manager/flow.c - checks and ids of one flow (see flow.h). */
 #include "flow.h"
 #include "pyjson.h"
+#include "req_util.h"
 #include <kytos/types.h>
 
 #include <inttypes.h>
@@ -48,6 +49,21 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* Python's type name of a JSON value ("'int' object is not iterable"). */
+static const char *py_type(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null: return "NoneType";
+    case json_type_boolean: return "bool";
+    case json_type_int: return "int";
+    case json_type_double: return "float";
+    case json_type_string: return "str";
+    case json_type_array: return "list";
+    case json_type_object: return "dict";
+    }
+    return "object";
 }
 
 int fm_json_uint(struct json_object *v, uint64_t max, uint64_t *out)
@@ -329,6 +345,34 @@ static int top_uint(struct json_object *src, const char *name, uint64_t max, int
     return 0;
 }
 
+/* A UBInt64 field of the FlowMod: pyof's PackException text when it is
+ * not an integer in [0, 2**64) ("FlowMod.cookie - Expected UBInt64, found
+ * value "x" of type str": str() of the value, its Python type).  A bool is
+ * still refused as FlowDoc's validation words it (pyof would pack it). */
+static int pack_u64(struct json_object *v, const char *field, uint64_t *out, char *err,
+                    size_t errlen)
+{
+    struct fm_buf b;
+    char sb[256];
+
+    if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0) {
+        *out = json_object_get_uint64(v);
+        return 0;
+    }
+    if (json_object_is_type(v, json_type_boolean))
+        return fail(err, errlen, "flow, %s: Input should be a valid integer",
+                    strchr(field, '.') + 1);
+    fm_buf_init(&b, sb, sizeof sb);
+    if (json_object_is_type(v, json_type_string))
+        fm_buf_add(&b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+    else
+        fm_py_repr(&b, v);
+    fail(err, errlen, "%s - Expected UBInt64, found value \"%.1500s\" of type %s", field,
+         b.oom ? "?" : b.p, fm_py_is_bignum(v) ? "int" : py_type(v));
+    fm_buf_free(&b);
+    return -1;
+}
+
 static char *py_text(struct json_object *v)
 {
     struct fm_buf b;
@@ -356,10 +400,167 @@ static int flow_repr_fail(struct json_object *src, const char *msg, char *err, s
     return -1;
 }
 
+/* ---- of_core's Flow.from_dict, as far as it raises what flow_manager
+ * answers 400 for (TypeError, KeyError) ---- */
+
+/* An error from_dict would raise: its class and str(). */
+struct py_exc {
+    const char *type;   /* "KeyError", "TypeError"; NULL = none */
+    char text[160];
+};
+
+static int py_raise(struct py_exc *e, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int py_raise(struct py_exc *e, const char *type, const char *fmt, ...)
+{
+    va_list ap;
+    e->type = type;
+    va_start(ap, fmt);
+    vsnprintf(e->text, sizeof e->text, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* factory[key] with a JSON key: str() of the KeyError is repr(key); a list
+ * or dict is unhashable.  1 when key is one of names. */
+static int lookup(struct json_object *key, const char *const *names, struct py_exc *e)
+{
+    struct fm_buf b;
+    char sb[128];
+
+    if (json_object_is_type(key, json_type_array) || json_object_is_type(key, json_type_object)) {
+        py_raise(e, "TypeError", "unhashable type: '%s'", py_type(key));
+        return 0;
+    }
+    if (json_object_is_type(key, json_type_string))
+        for (; *names; names++)
+            if (strcmp(json_object_get_string(key), *names) == 0)
+                return 1;
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_py_repr(&b, key);
+    py_raise(e, "KeyError", "%.140s", b.oom ? "?" : b.p);
+    fm_buf_free(&b);
+    return 0;
+}
+
+/* Iterating v as a for loop does: lists; anything not iterable raises (a
+ * str or dict iterates, then fails as no TypeError/KeyError: not here). */
+static int iterable(struct json_object *v, struct py_exc *e)
+{
+    if (json_object_is_type(v, json_type_null) || json_object_is_type(v, json_type_boolean) ||
+        json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+        return py_raise(e, "TypeError", "'%s' object is not iterable", py_type(v)) + 1;
+    return json_object_is_type(v, json_type_array);
+}
+
+/* Action.from_dict: the action_type's class, then cls(**rest). */
+static int action_from_dict(struct json_object *a, struct py_exc *e)
+{
+    static const char *const types[] = {"output", "set_vlan", "push_vlan", "pop_vlan",
+                                        "set_queue", NULL};
+    static const struct {
+        const char *type, *cls, *arg;   /* arg: the one __init__ parameter */
+    } inits[] = {
+        {"output", "ActionOutput", "port"},       {"set_vlan", "ActionSetVlan", "vlan_id"},
+        {"push_vlan", "ActionPushVlan", "tag_type"}, {"pop_vlan", "ActionPopVlan", NULL},
+        {"set_queue", "ActionSetQueue", "queue_id"},
+    };
+    const char *t;
+    size_t i;
+
+    if (!json_object_is_type(a, json_type_object))
+        return 0;   /* no .get(): an AttributeError, left to the checks after */
+    if (!lookup(json_object_object_get(a, "action_type"), types, e))
+        return -1;
+    t = json_object_get_string(json_object_object_get(a, "action_type"));
+    for (i = 0; strcmp(inits[i].type, t) != 0; i++)
+        ;
+    /* Python binds keywords first: an unexpected one, then a missing one */
+    json_object_object_foreach(a, key, val) {
+        (void)val;
+        if (strcmp(key, "action_type") != 0 && (!inits[i].arg || strcmp(key, inits[i].arg) != 0))
+            return py_raise(e, "TypeError", "%s.__init__() got an unexpected keyword argument "
+                            "'%.60s'", inits[i].cls, key);
+    }
+    if (inits[i].arg && !json_object_object_get_ex(a, inits[i].arg, NULL))
+        return py_raise(e, "TypeError", "%s.__init__() missing 1 required positional argument: "
+                        "'%s'", inits[i].cls, inits[i].arg);
+    return 0;
+}
+
+static int actions_from_dict(struct json_object *list, struct py_exc *e)
+{
+    size_t i, n;
+
+    if (!iterable(list, e))
+        return e->type ? -1 : 0;
+    n = json_object_array_length(list);
+    for (i = 0; i < n; i++)
+        if (action_from_dict(json_object_array_get_idx(list, i), e) != 0)
+            return -1;
+    return 0;
+}
+
+/* Instruction.from_dict: the instruction_type's class, then its known
+ * attributes in the dict's order ("actions" built action by action). */
+static int instruction_from_dict(struct json_object *in, struct py_exc *e)
+{
+    static const char *const types[] = {"apply_actions", "clear_actions", "goto_table", "meter",
+                                        "write_actions", "write_metadata", NULL};
+    const char *t;
+
+    if (!json_object_is_type(in, json_type_object))
+        return 0;   /* AttributeError: left to the checks after */
+    if (!lookup(json_object_object_get(in, "instruction_type"), types, e))
+        return -1;
+    t = json_object_get_string(json_object_object_get(in, "instruction_type"));
+    if (strstr(t, "_actions")) {
+        struct json_object *acts;
+        if (json_object_object_get_ex(in, "actions", &acts) && actions_from_dict(acts, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int fm_flow_from_dict_check(struct json_object *src, char *err, size_t errlen)
+{
+    struct json_object *v;
+    struct py_exc e = {0};
+    struct fm_buf b;
+    char sb[512];
+    size_t i, n;
+
+    if (!json_object_is_type(src, json_type_object))
+        return 0;
+    /* `if 'actions' in flow_dict and flow_dict['actions']` */
+    if (json_object_object_get_ex(src, "actions", &v) && fm_json_truthy(v) &&
+        actions_from_dict(v, &e) != 0)
+        goto raised;
+    /* `if 'instructions' in flow_dict`: even a null one is iterated */
+    if (json_object_object_get_ex(src, "instructions", &v)) {
+        if (!iterable(v, &e)) {
+            if (e.type)
+                goto raised;
+            return 0;
+        }
+        n = json_object_array_length(v);
+        for (i = 0; i < n; i++)
+            if (instruction_from_dict(json_object_array_get_idx(v, i), &e) != 0)
+                goto raised;
+    }
+    return 0;
+raised:
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_py_repr(&b, src);
+    fail(err, errlen, "It couldn't serialize flow_dict: %s. Exception type: <class '%s'> Error: %s ",
+         b.oom ? "{...}" : b.p, e.type, e.text);
+    fm_buf_free(&b);
+    return -1;
+}
+
 int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err, size_t errlen)
 {
     struct json_object *v, *actions, *instr;
-    uint64_t u;
     size_t i, n;
 
     memset(f, 0, sizeof *f);
@@ -378,21 +579,18 @@ int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err
         return flow_repr_fail(src, "cookie_mask is set, cookie should be set toowhen deleting "
                               "flows.", err, errlen);
 
+    /* the FlowMod packs cookie and cookie_mask first */
+    if (json_object_object_get_ex(src, "cookie", &v) &&
+        pack_u64(v, "FlowMod.cookie", &f->cookie, err, errlen) != 0)
+        return -1;
+    if (json_object_object_get_ex(src, "cookie_mask", &v) &&
+        pack_u64(v, "FlowMod.cookie_mask", &f->cookie_mask, err, errlen) != 0)
+        return -1;
     if (top_uint(src, "table_id", U8, 0, &f->table_id, err, errlen) ||
         top_uint(src, "priority", U16, 0x8000, &f->priority, err, errlen) ||
         top_uint(src, "idle_timeout", U16, 0, &f->idle_timeout, err, errlen) ||
         top_uint(src, "hard_timeout", U16, 0, &f->hard_timeout, err, errlen))
         return -1;
-    if (json_object_object_get_ex(src, "cookie", &v)) {
-        if (check_uint(v, U64, "flow, cookie", &u, err, errlen) != 0)
-            return -1;
-        f->cookie = u;
-    }
-    if (json_object_object_get_ex(src, "cookie_mask", &v)) {
-        if (check_uint(v, U64, "flow, cookie_mask", &u, err, errlen) != 0)
-            return -1;
-        f->cookie_mask = u;
-    }
     if (json_object_object_get_ex(src, "owner", &v) && v &&
         !json_object_is_type(v, json_type_string))
         return fail(err, errlen, "flow, owner: Input should be a valid string");

@@ -34,6 +34,14 @@ struct fm_flow {
 int fm_flow_parse(struct json_object *src, int cmd, struct fm_flow *f, char *err, size_t errlen);
 void fm_flow_clear(struct fm_flow *f);
 
+/* What of_core's Flow.from_dict raises as TypeError or KeyError for the
+ * request's flow src (an unknown or missing action_type/instruction_type,
+ * an action's unexpected or missing argument, actions or instructions that
+ * are not iterable): 0, or -1 with Kytos' 400 text in err, "It couldn't
+ * serialize flow_dict: <repr(src)>. Exception type: <class '...'> Error:
+ * ... ".  Kytos serialises before it validates anything else of a flow. */
+int fm_flow_from_dict_check(struct json_object *src, char *err, size_t errlen);
+
 /* match_id and flow_id of this flow on switch dpid (md5 hex).  Remembers
  * the last ones in f (so f must not be used by two threads at once). */
 void fm_flow_ids(const struct fm_flow *f, const char *dpid, char match_id[33], char flow_id[33]);

@@ -105,7 +105,7 @@ const char *fm_cmd_name(int cmd);
 /* The outcome of an install/delete: HTTP status and Kytos' error text. */
 struct fm_result {
     unsigned status;          /* 202 or an error */
-    char text[512];
+    char text[2048];          /* the host's bound on an error text */
     int detail_is_dpid_404;   /* 404 {"response": "dpid not found."} */
 };
 

@@ -10,9 +10,9 @@ plugins_flow_manager_la_SOURCES = \
 	plugins/flow_manager/req_util.h plugins/flow_manager/rest_flows.c \
 	plugins/flow_manager/rest_list.c
 nodist_plugins_flow_manager_la_SOURCES = plugins/flow_manager/openapi_spec.c
-plugins_flow_manager_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS)
+plugins_flow_manager_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/openapi
 plugins_flow_manager_la_LDFLAGS = $(NAPP_LINK)
-plugins_flow_manager_la_LIBADD = $(JSONC_LIBS) $(CRYPTO_LIBS)
+plugins_flow_manager_la_LIBADD = openapi/libkytos-openapi.la $(JSONC_LIBS) $(CRYPTO_LIBS)
 plugins/flow_manager/openapi_spec.c: $(srcdir)/plugins/flow_manager/openapi.yml $(top_srcdir)/scripts/kytos-embed
 	$(AM_V_GEN)mkdir -p plugins/flow_manager && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/flow_manager/openapi.yml flow_manager_openapi > $@
 BUILT_SOURCES += plugins/flow_manager/openapi_spec.c

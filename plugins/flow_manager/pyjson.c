@@ -1,5 +1,6 @@
 /* plugins/flow_manager/pyjson.c - Python json.dumps text and md5 ids. */
 #include "pyjson.h"
+#include "pyprintable.h"   /* openapi/: str.isprintable()'s table */
 
 #include <inttypes.h>
 #include <math.h>
@@ -373,7 +374,10 @@ void fm_py_dump(struct fm_buf *b, struct json_object *v)
         fm_py_int(b, v);
         break;
     case json_type_double:
-        fm_py_float(b, json_object_get_double(v));
+        if (fm_py_is_bignum(v))
+            fm_buf_adds(b, json_object_get_userdata(v));
+        else
+            fm_py_float(b, json_object_get_double(v));
         break;
     case json_type_string:
         fm_py_str(b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
@@ -394,32 +398,103 @@ void fm_py_dump(struct fm_buf *b, struct json_object *v)
     }
 }
 
+int fm_py_is_bignum(struct json_object *v)
+{
+    const char *lit;
+
+    if (!json_object_is_type(v, json_type_double))
+        return 0;
+    lit = json_object_get_userdata(v);
+    return lit && !strpbrk(lit, ".eE");
+}
+
 /* ---- repr ---- */
 
+/* Python's str.isprintable() for a code point: openapi's generated table. */
+static int printable(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof koa_py_nonprintable / sizeof koa_py_nonprintable[0];
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp < koa_py_nonprintable[mid].lo)
+            hi = mid;
+        else if (cp > koa_py_nonprintable[mid].hi)
+            lo = mid + 1;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+/* The UTF-8 sequence at s (n > 0 bytes left): its length and code point;
+ * a byte that starts no valid sequence is 1 byte, U+FFFD. */
+static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    size_t len, i;
+    uint32_t c;
+
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2, c = s[0] & 0x1Fu;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, c = s[0] & 0x0Fu;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, c = s[0] & 0x07u;
+    else
+        goto bad;
+    if (n < len)
+        goto bad;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            goto bad;
+        c = c << 6 | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)))
+        goto bad;
+    *cp = c;
+    return len;
+bad:
+    *cp = 0xFFFD;
+    return 1;
+}
+
+/* repr() of a str: quotes as Python picks them, \\ \n \r \t, and what
+ * str.isprintable() refuses as \xHH, \uHHHH or \UHHHHHHHH. */
 static void repr_str(struct fm_buf *b, const char *s, size_t n)
 {
     char q = (memchr(s, '\'', n) && !memchr(s, '"', n)) ? '"' : '\'';
-    size_t i;
-    char tmp[8];
+    size_t i = 0, len;
+    char tmp[12];
+    uint32_t cp;
 
     fm_buf_add(b, &q, 1);
-    for (i = 0; i < n; i++) {
+    while (i < n) {
         unsigned char c = (unsigned char)s[i];
         if (c == '\\' || c == (unsigned char)q) {
             fm_buf_add(b, "\\", 1);
             fm_buf_add(b, s + i, 1);
-        } else if (c == '\n') {
-            fm_buf_add(b, "\\n", 2);
-        } else if (c == '\r') {
-            fm_buf_add(b, "\\r", 2);
-        } else if (c == '\t') {
-            fm_buf_add(b, "\\t", 2);
-        } else if (c < 0x20 || c == 0x7f) {
-            snprintf(tmp, sizeof tmp, "\\x%02x", c);
-            fm_buf_add(b, tmp, 4);
-        } else {
-            fm_buf_add(b, s + i, 1);
+            i++;
+            continue;
         }
+        if (c == '\n' || c == '\r' || c == '\t') {
+            fm_buf_add(b, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t", 2);
+            i++;
+            continue;
+        }
+        len = utf8_next((const unsigned char *)s + i, n - i, &cp);
+        if (printable(cp)) {
+            fm_buf_add(b, s + i, len);
+        } else {
+            int k = snprintf(tmp, sizeof tmp,
+                             cp <= 0xFF ? "\\x%02x" : cp <= 0xFFFF ? "\\u%04x" : "\\U%08x",
+                             (unsigned)cp);
+            fm_buf_add(b, tmp, (size_t)k);
+        }
+        i += len;
     }
     fm_buf_add(b, &q, 1);
 }

@@ -43,6 +43,11 @@ void fm_py_float(struct fm_buf *b, double d);
 /* Append an integer json-c value, keeping uint64 values above INT64_MAX. */
 void fm_py_int(struct fm_buf *b, struct json_object *v);
 
+/* 1 when v is an integer literal beyond int64..uint64, which the strict
+ * reader keeps as a double remembering its text (its userdata): a Python
+ * int, printed as that text. */
+int fm_py_is_bignum(struct json_object *v);
+
 /* Append Python's repr() of the value (error texts quote it: "flow: {...}"). */
 void fm_py_repr(struct fm_buf *b, struct json_object *v);
 

@@ -1,55 +1,53 @@
 /* plugins/flow_manager/req_util.c - body checks as Kytos' helpers do them. */
 #include "req_util.h"
 
-#include <string.h>
-#include <strings.h>
+#include <kytos/openapi.h>
 
-/* One of the ';'-separated parts of the header is exactly application/json. */
+#include <string.h>
+
+/* Kytos' content_type_json_or_415: one of the ';'-separated parts of the
+ * header is exactly "application/json" (no trimming, case as written). */
 static int is_json_ctype(const char *ct)
 {
     while (ct && *ct) {
         const char *end = strchr(ct, ';');
         size_t n = end ? (size_t)(end - ct) : strlen(ct);
-        while (n && (*ct == ' ' || *ct == '\t'))
-            ct++, n--;
-        while (n && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
-            n--;
-        if (n == 16 && strncasecmp(ct, "application/json", 16) == 0)
+        if (n == 16 && strncmp(ct, "application/json", 16) == 0)
             return 1;
         ct = end ? end + 1 : NULL;
     }
     return 0;
 }
 
+int fm_json_parse_body(const char *body, size_t len, struct json_object **out, char *err,
+                       size_t errlen)
+{
+    struct kytos_openapi_options o = {.struct_size = sizeof o,
+                                      .max_body_bytes = len + 1,
+                                      .flags = KYTOS_OPENAPI_F_BIGNUM_AS_DOUBLE};
+
+    *out = NULL;
+    return kytos_openapi_json_parse(body, len, &o, out, err, errlen) == 0 ? 0 : -1;
+}
+
 int fm_req_body_json(kytos_req *req, struct json_object **out)
 {
     const char *ct = kytos_req_header(req, "Content-Type");
     size_t len = 0;
-    struct json_object *j;
     const char *body;
+    char err[300];
 
+    *out = NULL;
     if (!is_json_ctype(ct)) {
         kytos_resp_error(req, 415, "Expected Content-Type: application/json, got: %s",
-                         ct ? ct : "None");
+                         ct ? ct : "");
         return -1;
     }
-    *out = NULL;
     body = kytos_req_body(req, &len);
-    j = kytos_req_json(req);
-    if (len == 0) {
-        kytos_resp_error(req, 400, "Invalid json: Expecting value: line 1 column 1 (char 0)");
+    if (fm_json_parse_body(body ? body : "", body ? len : 0, out, err, sizeof err) != 0) {
+        kytos_resp_error(req, 400, "Invalid json: %s", err);
         return -1;
     }
-    if (j == NULL) {
-        /* the host parses every body; NULL here should be the literal null */
-        while (len && (*body == ' ' || *body == '\t' || *body == '\r' || *body == '\n'))
-            body++, len--;
-        if (len >= 4 && strncmp(body, "null", 4) == 0)
-            return 0;
-        kytos_resp_error(req, 400, "Invalid json: could not parse the body");
-        return -1;
-    }
-    *out = j;
     return 0;
 }
 

@@ -5,10 +5,16 @@
 
 #include <kytos/kytos.h>
 
-/* content_type_json_or_415 + get_json_or_400: 0 with *out the parsed body
- * (borrowed; NULL for the literal null), or -1 after answering 415 / 400.
- * An empty body is "Invalid json: Expecting value: line 1 column 1 (char 0)". */
+/* content_type_json_or_415 + get_json_or_400 on a route registered with
+ * KYTOS_ROUTE_RAW_BODY: 0 with *out the parsed body (a new reference for
+ * the caller to put; NULL for the literal null), or -1 after answering 415
+ * or 400 "Invalid json: <Python's json message>".  Integers beyond uint64
+ * are read (as Python does) and kept as doubles that remember their text
+ * (fm_py_is_bignum), so a handler can answer for them as Kytos does. */
 int fm_req_body_json(kytos_req *req, struct json_object **out);
+/* The same reading of body[0..len) without answering: 0, or -1 and err. */
+int fm_json_parse_body(const char *body, size_t len, struct json_object **out, char *err,
+                       size_t errlen);
 
 /* Python truthiness of a JSON value (bool(x)). */
 int fm_json_truthy(struct json_object *v);

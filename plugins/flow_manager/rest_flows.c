@@ -38,16 +38,24 @@ static int any_flow(struct json_object *flows)
     return 0;
 }
 
+/* "Invalid payload: <repr>" for a body that is not an object. */
+static int invalid_payload(kytos_req *req, struct json_object *body)
+{
+    struct fm_buf b;
+    char sb[256];
+
+    fm_buf_init(&b, sb, sizeof sb);
+    fm_py_repr(&b, body);
+    kytos_resp_error(req, 400, "Invalid payload: %.200s", b.oom ? "?" : b.p);
+    fm_buf_free(&b);
+    return KYTOS_OK;
+}
+
 /* The body checks shared by every flows route; 0 or -1 answered. */
 static int body_flows(kytos_req *req, struct json_object *body, struct json_object **flows)
 {
     if (!json_object_is_type(body, json_type_object)) {
-        struct fm_buf b;
-        char sb[256];
-        fm_buf_init(&b, sb, sizeof sb);
-        fm_py_repr(&b, body);
-        kytos_resp_error(req, 400, "Invalid payload: %.200s", b.oom ? "?" : b.p);
-        fm_buf_free(&b);
+        invalid_payload(req, body);
         return -1;
     }
     *flows = json_object_object_get(body, "flows");
@@ -66,7 +74,7 @@ static int body_flows(kytos_req *req, struct json_object *body, struct json_obje
 static int cookie_prepass(kytos_req *req, struct json_object *flows, int cmd)
 {
     size_t i, n = json_object_array_length(flows);
-    char err[512];
+    char err[2048];
 
     for (i = 0; i < n; i++) {
         struct json_object *f = json_object_array_get_idx(flows, i);
@@ -86,8 +94,13 @@ static int cookie_prepass(kytos_req *req, struct json_object *flows, int cmd)
     return 0;
 }
 
+/* How an unknown dpid is answered: v2/flows' {"response": "dpid not found."}
+ * or flows_by_switch's plain "dpid not found." (Kytos has both). */
+enum { DPID_404_OBJECT, DPID_404_PLAIN };
+
 /* A switch named by the request: 0, or -1 answered (404). */
-static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, int cmd)
+static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, int cmd,
+                        int dpid_404)
 {
     unsigned st = fm_switches_get(ctx->switches, dpid);
 
@@ -96,7 +109,10 @@ static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, in
             st = fm_switches_get(ctx->switches, dpid);
     }
     if (!(st & FM_SW_KNOWN)) {
-        fm_resp_dpid_not_found(req);
+        if (dpid_404 == DPID_404_PLAIN)
+            kytos_resp_error(req, 404, "dpid not found.");
+        else
+            fm_resp_dpid_not_found(req);
         return -1;
     }
     if (cmd == FM_ADD && !(st & FM_SW_ENABLED)) {
@@ -115,6 +131,7 @@ struct add_owner {
     struct fm_batch *bs;
     const char **dpids;       /* allocated, or NULL */
     char **all;
+    struct json_object *body; /* the request's, which the flows point into */
 };
 
 static void add_release(struct fm_async_add *a)
@@ -124,13 +141,14 @@ static void add_release(struct fm_async_add *a)
     free(o->bs);
     free(o->dpids);
     free(o->all);
+    json_object_put(o->body);
     free(o);
 }
 
 /* 1: queued (the request is answered later); 0: answer res now. */
 static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, size_t nf,
                      struct fm_batch *bs, size_t nd, int force, const char **dpids, char **all,
-                     struct fm_result *res)
+                     struct json_object *body, struct fm_result *res)
 {
     struct add_owner *o;
 
@@ -148,17 +166,19 @@ static int add_async(struct fm_ctx *ctx, kytos_req *req, struct fm_flow *fs, siz
     o->bs = bs;
     o->dpids = dpids;
     o->all = all;
+    o->body = body;
     if (fm_install_add_async(ctx, req, &o->a, res) == 0)
         return 1;
     free(o);
     return 0;
 }
 
-/* _send_flow_mods_from_request */
-static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
+/* _send_flow_mods_from_request on the parsed body; KYTOS_DEFERRED when the
+ * body went to the queued add (its release puts it). */
+static int send_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd, struct json_object *body)
 {
     const char *dpid = kytos_req_param(req, "dpid");
-    struct json_object *body = NULL, *flows = NULL, *sw = NULL;
+    struct json_object *flows = NULL, *sw = NULL;
     struct fm_flow *fs = NULL;
     struct fm_batch *bs = NULL;
     struct fm_result res = {0};
@@ -168,14 +188,12 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
     size_t nf = 0, nd = 0, i;
     int force;
 
-    if (fm_req_body_json(req, &body) != 0)
-        return KYTOS_OK;
     if (body_flows(req, body, &flows) != 0 || cookie_prepass(req, flows, cmd) != 0)
         return KYTOS_OK;
     force = fm_json_truthy(json_object_object_get(body, "force"));
 
     if (dpid) {
-        if (check_switch(ctx, req, dpid, cmd) != 0)
+        if (check_switch(ctx, req, dpid, cmd, DPID_404_OBJECT) != 0)
             return KYTOS_OK;
         one[0] = dpid;
         dpids = one;
@@ -195,7 +213,7 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
                 return fm_resp_dpid_not_found(req);
             }
             dpids[i] = json_object_get_string(d);
-            if (check_switch(ctx, req, dpids[i], cmd) != 0) {
+            if (check_switch(ctx, req, dpids[i], cmd, DPID_404_OBJECT) != 0) {
                 free(dpids);
                 return KYTOS_OK;
             }
@@ -222,7 +240,8 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
             }
             if (cmd == FM_ADD &&
                 add_async(ctx, req, fs, nf, bs, nd, force,
-                          dpids != one && dpids != (const char **)all ? dpids : NULL, all, &res))
+                          dpids != one && dpids != (const char **)all ? dpids : NULL, all,
+                          body, &res))
                 return KYTOS_DEFERRED;   /* req, fs, bs, dpids, all: the store's callback's */
             if (res.status == 0)
                 fm_install(ctx, cmd, bs, nd, force, &res);
@@ -237,6 +256,19 @@ static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
     return KYTOS_OK;
 }
 
+static int send_from_request(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    struct json_object *body;
+    int rc;
+
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    rc = send_parsed(ctx, req, cmd, body);
+    if (rc != KYTOS_DEFERRED)
+        json_object_put(body);
+    return rc;
+}
+
 static int h_add(kytos_req *req, void *ud)
 {
     return send_from_request(ud, req, FM_ADD);
@@ -247,58 +279,87 @@ static int h_delete(kytos_req *req, void *ud)
     return send_from_request(ud, req, FM_DELETE);
 }
 
-/* v2/flows_by_switch?force=: {"<dpid>": {"flows": [...]}, ...} */
-static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
+/* Python's any(d) on a dict: some key is a non-empty string. */
+static int any_key(struct json_object *o)
+{
+    json_object_object_foreach(o, key, val) {
+        (void)val;
+        if (key[0])
+            return 1;
+    }
+    return 0;
+}
+
+/* v2/flows_by_switch?force=: {"<dpid>": {"flows": [...]}, ...}, checked in
+ * Kytos' order (_send_flow_mods_from_request, then
+ * _get_switches_from_request_by_switch per dpid, then every flow). */
+static int by_switch_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd,
+                            struct json_object *body)
 {
     const char *fq = kytos_req_query(req, "force");
-    struct json_object *body = NULL;
     struct fm_batch *bs = NULL;
     struct fm_result res = {0};
     size_t n, k = 0, i;
     int force = 0;
 
+    if (!json_object_is_type(body, json_type_object))
+        return invalid_payload(req, body);
+    if (!any_key(body))
+        return kytos_resp_error(req, 400, "The request body doesn't have any flows");
     if (fq) {
         if (strcasecmp(fq, "true") == 0)
             force = 1;
         else if (strcasecmp(fq, "false") != 0)
-            return kytos_resp_error(req, 400, "Expected force to be 'true' or 'false', got %.100s",
-                                    fq);
+            return kytos_resp_error(req, 400, "Parameter force does not have a valid value.");
     }
-    if (fm_req_body_json(req, &body) != 0)
-        return KYTOS_OK;
-    if (!json_object_is_type(body, json_type_object) || json_object_object_length(body) == 0)
-        return kytos_resp_error(req, 400, "The request body doesn't have any flows");
+    json_object_object_foreach(body, dpid, val) {
+        struct json_object *flows;
+        if (!json_object_is_type(val, json_type_object))
+            return kytos_resp_error(req, 400, "The content of the switch should be an object.");
+        flows = json_object_object_get(val, "flows");
+        if (!any_flow(flows))
+            return kytos_resp_error(req, 400,
+                                    "The switch %s in the request body doesn't have any flows",
+                                    dpid);
+        if (!json_object_is_type(flows, json_type_array))
+            return kytos_resp_error(req, 400,
+                                    "It couldn't serialize flow_dict: flows should be a list");
+        if (cookie_prepass(req, flows, cmd) != 0 ||
+            check_switch(ctx, req, dpid, cmd, DPID_404_PLAIN) != 0)
+            return KYTOS_OK;
+    }
+
     n = (size_t)json_object_object_length(body);
     bs = calloc(n, sizeof *bs);
     if (!bs)
         return KYTOS_ENOMEM;
     res.status = 202;
-    json_object_object_foreach(body, dpid, val) {
-        struct json_object *flows;
-        if (!json_object_is_type(val, json_type_object) ||
-            !any_flow(flows = json_object_object_get(val, "flows")) ||
-            !json_object_is_type(flows, json_type_array)) {
-            res.status = 400;
-            snprintf(res.text, sizeof res.text, "The request body doesn't have any flows");
-            break;
-        }
-        if (check_switch(ctx, req, dpid, cmd) != 0) {
-            res.status = 0; /* answered */
-            break;
-        }
-        bs[k].dpid = dpid;
-        if (fm_flows_parse(flows, cmd, &bs[k].flows, &bs[k].n, &res) != 0)
+    json_object_object_foreach(body, dpid2, val2) {
+        bs[k].dpid = dpid2;
+        if (fm_flows_parse(json_object_object_get(val2, "flows"), cmd, &bs[k].flows, &bs[k].n,
+                           &res) != 0)
             break;
         k++;
     }
     if (res.status == 202)
         fm_install(ctx, cmd, bs, k, force, &res);
-    if (res.status)
-        reply(req, &res);
+    reply(req, &res);
     for (i = 0; i < k; i++)
         fm_flows_free(bs[i].flows, bs[i].n);
     free(bs);
     return KYTOS_OK;
+}
+
+static int by_switch(struct fm_ctx *ctx, kytos_req *req, int cmd)
+{
+    struct json_object *body;
+    int rc;
+
+    if (fm_req_body_json(req, &body) != 0)
+        return KYTOS_OK;
+    rc = by_switch_parsed(ctx, req, cmd, body);
+    json_object_put(body);
+    return rc;
 }
 
 static int h_add_by_switch(kytos_req *req, void *ud)
@@ -341,8 +402,11 @@ int fm_rest_flows_register(struct fm_ctx *ctx)
                                             .path = routes[i].path,
                                             .handler = routes[i].h,
                                             .ud = ctx,
-                                            /* checked in code, as Kytos does */
-                                            .flags = KYTOS_ROUTE_NO_VALIDATE | routes[i].flags,
+                                            /* checked in code, as Kytos does; the
+                                             * body read here too, where integers
+                                             * beyond uint64 are no JSON error */
+                                            .flags = KYTOS_ROUTE_NO_VALIDATE |
+                                                     KYTOS_ROUTE_RAW_BODY | routes[i].flags,
                                         });
         if (rc != KYTOS_OK)
             return rc;

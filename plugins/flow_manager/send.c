@@ -64,8 +64,14 @@ int fm_flows_parse(struct json_object *flows, int cmd, struct fm_flow **out, siz
         return -1;
     }
     for (i = 0; i < len; i++) {
-        if (fm_flow_parse(json_object_array_get_idx(flows, i), cmd, &fs[i], res->text,
-                          sizeof res->text) != 0) {
+        struct json_object *src = json_object_array_get_idx(flows, i);
+        /* of_core's from_dict comes first, then what packing checks */
+        if (fm_flow_from_dict_check(src, res->text, sizeof res->text) != 0) {
+            res->status = 400;
+            fm_flows_free(fs, i);
+            return -1;
+        }
+        if (fm_flow_parse(src, cmd, &fs[i], res->text, sizeof res->text) != 0) {
             res->status = 400;
             fm_flows_free(fs, i + 1);
             return -1;

@@ -30,7 +30,7 @@ struct me_range {
 struct me_tag {
     int kind;
     uint16_t vlan;
-    struct me_range *r;   /* ME_TAG_RANGES, malloc'd, sorted and merged */
+    struct me_range *r;   /* ME_TAG_RANGES, malloc'd, ordered and apart */
     size_t nr;
 };
 

@@ -9,50 +9,88 @@
 #define VLAN_MAX 4094
 #define NBUCKETS 1024
 
-static int range_cmp(const void *a, const void *b)
-{
-    const struct me_range *x = a, *y = b;
-    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->hi < y->hi ? -1 : x->hi > y->hi);
-}
-
 static int fail(char *err, size_t errlen, const char *msg)
 {
     snprintf(err, errlen, "%s", msg);
     return -1;
 }
 
-/* One element of a tag list: an int, or [lo] / [lo, hi]. */
-static int parse_range(struct json_object *v, struct me_range *r, char *err, size_t errlen)
-{
-    int64_t lo, hi;
+/* The largest tag of a UNI's range list (Kytos' get_tag_ranges). */
+#define TAG_RANGE_MAX 4095
 
+/* A bound as Kytos prints it (a JSON int beyond int64 is clamped by json-c;
+ * the spec's schema already refuses non-integers). */
+struct wide_range {
+    int64_t lo, hi;
+};
+
+/* One element of a tag list: an int, or [lo] / [lo, hi] (map_singular_values). */
+static int parse_range(struct json_object *v, struct wide_range *r, char *err, size_t errlen)
+{
     if (json_object_is_type(v, json_type_int)) {
-        lo = hi = json_object_get_int64(v);
+        r->lo = r->hi = json_object_get_int64(v);
     } else if (json_object_is_type(v, json_type_array) && json_object_array_length(v) >= 1 &&
                json_object_array_length(v) <= 2) {
         struct json_object *a = json_object_array_get_idx(v, 0);
         struct json_object *b = json_object_array_get_idx(v, json_object_array_length(v) - 1);
         if (!json_object_is_type(a, json_type_int) || !json_object_is_type(b, json_type_int))
             return fail(err, errlen, "Tag ranges must be integers or [start, end] pairs");
-        lo = json_object_get_int64(a);
-        hi = json_object_get_int64(b);
+        r->lo = json_object_get_int64(a);
+        r->hi = json_object_get_int64(b);
     } else {
         return fail(err, errlen, "Tag ranges must be integers or [start, end] pairs");
     }
-    if (lo > hi || lo < VLAN_MIN || hi > VLAN_MAX) {
-        snprintf(err, errlen, "Invalid tag range [%lld, %lld]: expected %d <= start <= end <= %d",
-                 (long long)lo, (long long)hi, VLAN_MIN, VLAN_MAX);
+    return 0;
+}
+
+/* Kytos' get_tag_ranges checks, in its order and with its texts (the
+ * exception's name first, as KytosInvalidTagRanges' str() has it). */
+static int check_ranges(const struct wide_range *r, size_t n, char *err, size_t errlen)
+{
+    static const char pre[] = "KytosInvalidTagRanges, ";
+    int64_t last = 0;
+    size_t i;
+
+    if (n == 0)
+        return fail(err, errlen, "KytosInvalidTagRanges, Tag range is empty");
+    for (i = 0; i < n; i++) {
+        long long lo = r[i].lo, hi = r[i].hi;
+        if (lo > hi) {
+            snprintf(err, errlen, "%sThe range [%lld, %lld] is not ordered", pre, lo, hi);
+            return -1;
+        }
+        if (last && last > lo) {
+            snprintf(err, errlen, "%sTag ranges are not ordered. %lld is higher than %lld", pre,
+                     (long long)last, lo);
+            return -1;
+        }
+        if (last && lo != INT64_MIN && last == lo - 1) {
+            snprintf(err, errlen, "%sTag ranges have an unnecessary partition. %lld is before to "
+                     "%lld", pre, (long long)last, lo);
+            return -1;
+        }
+        if (last && last == lo) {
+            snprintf(err, errlen, "%sTag ranges have repetition. [%lld, %lld] have same values as "
+                     "[%lld, %lld]", pre, (long long)r[i - 1].lo, (long long)r[i - 1].hi, lo, hi);
+            return -1;
+        }
+        last = hi;
+    }
+    if (r[n - 1].hi > TAG_RANGE_MAX) {
+        snprintf(err, errlen, "%sMaximum value for a tag is %d", pre, TAG_RANGE_MAX);
         return -1;
     }
-    r->lo = (uint16_t)lo;
-    r->hi = (uint16_t)hi;
+    if (r[0].lo < VLAN_MIN) {
+        snprintf(err, errlen, "%sMinimum value for a tag is %d", pre, VLAN_MIN);
+        return -1;
+    }
     return 0;
 }
 
 int me_tag_parse(struct json_object *tag, struct me_tag *t, char *err, size_t errlen)
 {
     struct json_object *type, *value;
-    size_t i, n, k;
+    size_t i, n;
 
     memset(t, 0, sizeof *t);
     if (tag == NULL || json_object_is_type(tag, json_type_null))
@@ -93,28 +131,34 @@ int me_tag_parse(struct json_object *tag, struct me_tag *t, char *err, size_t er
                  "integer or a list of ranges", s);
         return -1;
     }
-    if (!json_object_is_type(value, json_type_array) || json_object_array_length(value) == 0)
+    if (!json_object_is_type(value, json_type_array))
         return fail(err, errlen, "Tag value must be an integer, a string or a list of ranges");
     n = json_object_array_length(value);
-    t->r = calloc(n, sizeof *t->r);
-    if (!t->r)
-        return fail(err, errlen, "out of memory");
-    for (i = 0; i < n; i++) {
-        if (parse_range(json_object_array_get_idx(value, i), &t->r[i], err, errlen) != 0) {
-            me_tag_clear(t);
+    {
+        struct wide_range *w = calloc(n ? n : 1, sizeof *w);
+        if (!w)
+            return fail(err, errlen, "out of memory");
+        for (i = 0; i < n; i++) {
+            if (parse_range(json_object_array_get_idx(value, i), &w[i], err, errlen) != 0) {
+                free(w);
+                return -1;
+            }
+        }
+        if (check_ranges(w, n, err, errlen) != 0) {
+            free(w);
             return -1;
         }
-    }
-    qsort(t->r, n, sizeof *t->r, range_cmp);
-    for (i = 1, k = 0; i < n; i++) {     /* merge overlapping or adjacent */
-        if (t->r[i].lo <= t->r[k].hi + 1) {
-            if (t->r[i].hi > t->r[k].hi)
-                t->r[k].hi = t->r[i].hi;
-        } else {
-            t->r[++k] = t->r[i];
+        /* ordered, apart and within [1, 4095] now: as they are */
+        t->r = calloc(n, sizeof *t->r);
+        if (!t->r) {
+            free(w);
+            return fail(err, errlen, "out of memory");
         }
+        for (i = 0; i < n; i++)
+            t->r[i] = (struct me_range){(uint16_t)w[i].lo, (uint16_t)w[i].hi};
+        free(w);
     }
-    t->nr = k + 1;
+    t->nr = n;
     t->kind = ME_TAG_RANGES;
     return 0;
 }
@@ -286,10 +330,43 @@ static void setbit(struct ent *e, unsigned v, bool on)
         e->bits[v / 64] &= ~((uint64_t)1 << (v % 64));
 }
 
-static int not_available(char *err, size_t errlen, unsigned lo, unsigned hi, const char *intf)
+/* KytosTagsAreNotAvailable's str(): "The tags <conflict> are not available
+ * in <interface>", conflict as Python prints it (a list of ranges, or the
+ * special tag's bare name). */
+static int not_available(char *err, size_t errlen, const char *conflict, const char *intf)
 {
-    snprintf(err, errlen, "The tags [[%u, %u]] are not available in %s.", lo, hi, intf);
+    snprintf(err, errlen, "KytosTagsAreNotAvailable, The tags %s are not available in %s",
+             conflict, intf);
     return -1;
+}
+
+/* The tags of r (ordered, apart) already in use, as ranges: Kytos'
+ * range_difference(tags, available) ("[[15, 15], [18, 20]]"). */
+static int ranges_in_use(const struct ent *e, const struct me_range *r, size_t nr, char *err,
+                         size_t errlen, const char *intf)
+{
+    char buf[512];
+    size_t len = 0, i;
+    unsigned v, start;
+    int any = 0;
+
+    buf[len++] = '[';
+    for (i = 0; i < nr; i++) {
+        for (v = r[i].lo; v <= r[i].hi; v++) {
+            if (!bit(e, v))
+                continue;
+            for (start = v; v < r[i].hi && bit(e, v + 1); v++)
+                ;
+            if (len < sizeof buf - 32)   /* long lists are cut: err is bounded anyway */
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s[%u, %u]",
+                                        any ? ", " : "", start, v);
+            any = 1;
+        }
+    }
+    if (!any)
+        return 0;
+    snprintf(buf + len, sizeof buf - len, "]");
+    return not_available(err, errlen, buf, intf);
 }
 
 int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag, char *err,
@@ -306,29 +383,26 @@ int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag
         return fail(err, errlen, "out of memory");
     switch (tag->kind) {
     case ME_TAG_VLAN:
-        if (bit(e, tag->vlan))
-            return not_available(err, errlen, tag->vlan, tag->vlan, intf);
+        if (bit(e, tag->vlan)) {
+            char c[32];
+            snprintf(c, sizeof c, "[[%u, %u]]", tag->vlan, tag->vlan);
+            return not_available(err, errlen, c, intf);
+        }
         setbit(e, tag->vlan, true);
         break;
     case ME_TAG_ANY:
-        if (e->any) {
-            snprintf(err, errlen, "The tags ['any'] are not available in %s.", intf);
-            return -1;
-        }
+        if (e->any)
+            return not_available(err, errlen, "any", intf);
         e->any = true;
         break;
     case ME_TAG_UNTAGGED:
-        if (e->untagged) {
-            snprintf(err, errlen, "The tags ['untagged'] are not available in %s.", intf);
-            return -1;
-        }
+        if (e->untagged)
+            return not_available(err, errlen, "untagged", intf);
         e->untagged = true;
         break;
     case ME_TAG_RANGES:
-        for (i = 0; i < tag->nr; i++)
-            for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
-                if (bit(e, v))
-                    return not_available(err, errlen, tag->r[i].lo, tag->r[i].hi, intf);
+        if (ranges_in_use(e, tag->r, tag->nr, err, errlen, intf) != 0)
+            return -1;
         for (i = 0; i < tag->nr; i++)
             for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
                 setbit(e, v, true);

@@ -221,6 +221,58 @@ START_TEST(duplicated_epl_uni_is_409_and_tags_conflict_400)
 }
 END_TEST
 
+/* POST body expecting 400 with exactly text. */
+static void expect_400(const char *body, const char *text)
+{
+    kytos_test_resp *r = req("POST", ME "v2/evc/", body);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 400);
+    ck_assert_str_eq(description(r), text);
+    kytos_test_resp_free(r);
+}
+
+/* Tag errors read as Kytos' str() of its exceptions: the exception's name
+ * first; the ranges not available are the ones in use (range_difference
+ * with what is available), a special tag is named bare; a tag list goes
+ * through get_tag_ranges' checks in its order. */
+START_TEST(tag_errors_are_kytos_exceptions)
+{
+    char id[15];
+
+    create(EVPL("a", "82"), id, NULL);
+    expect_400(EVPL("b", "82"),
+               "KytosTagsAreNotAvailable, The tags [[82, 82]] are not available in " S1 ":1");
+    create(EVPL("r", "[[10, 20], 30]"), id, NULL);
+    expect_400(EVPL("r2", "[[5, 12], [18, 25], [30, 31]]"),
+               "KytosTagsAreNotAvailable, The tags [[10, 12], [18, 20], [30, 30]] are not "
+               "available in " S1 ":1");
+    create(EVPL("any", "\"any\""), id, NULL);
+    expect_400(EVPL("any2", "\"any\""),
+               "KytosTagsAreNotAvailable, The tags any are not available in " S1 ":1");
+    create(EVPL("u", "\"untagged\""), id, NULL);
+    expect_400(EVPL("u2", "\"untagged\""),
+               "KytosTagsAreNotAvailable, The tags untagged are not available in " S1 ":1");
+
+    expect_400(EVPL("x", "[[20, 10]]"), "KytosInvalidTagRanges, The range [20, 10] is not ordered");
+    expect_400(EVPL("x", "[[100, 200], [50, 60]]"),
+               "KytosInvalidTagRanges, Tag ranges are not ordered. 200 is higher than 50");
+    expect_400(EVPL("x", "[[500], [400]]"),
+               "KytosInvalidTagRanges, Tag ranges are not ordered. 500 is higher than 400");
+    expect_400(EVPL("x", "[[100, 200], [201, 300]]"),
+               "KytosInvalidTagRanges, Tag ranges have an unnecessary partition. 200 is before to "
+               "201");
+    expect_400(EVPL("x", "[[100, 200], [200, 300]]"),
+               "KytosInvalidTagRanges, Tag ranges have repetition. [100, 200] have same values as "
+               "[200, 300]");
+    expect_400(EVPL("x", "[[100, 200], 200]"),
+               "KytosInvalidTagRanges, Tag ranges have repetition. [100, 200] have same values as "
+               "[200, 200]");
+    expect_400(EVPL("x", "[[4000, 4096]]"), "KytosInvalidTagRanges, Maximum value for a tag is 4095");
+    expect_400(EVPL("x", "[[0, 5]]"), "KytosInvalidTagRanges, Minimum value for a tag is 1");
+    /* 4095 is a tag a range may hold */
+    create(EVPL("top", "[[4000, 4095]]"), id, NULL);
+}
+END_TEST
+
 START_TEST(list_get_patch_delete)
 {
     char id[15], path[256], text[64];
@@ -1366,6 +1418,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_link_down_is_retried);
     tcase_add_test(tc, store_failure_on_bulk_metadata_undo_is_retried);
     tcase_add_test(tc, bad_retry_interval_refuses_the_napp);
+    tcase_add_test(tc, tag_errors_are_kytos_exceptions);
     suite_add_tcase(s, tc);
     return s;
 }
