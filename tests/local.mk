@@ -28,6 +28,11 @@ TESTS += tests/host/check_core
 tests_host_check_core_SOURCES = tests/host/check_core.c
 tests_host_check_core_CFLAGS = $(TEST_CC) $(MHD_CFLAGS)
 tests_host_check_core_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+check_PROGRAMS += tests/host/check_napp_refs
+TESTS += tests/host/check_napp_refs
+tests_host_check_napp_refs_SOURCES = tests/host/check_napp_refs.c
+tests_host_check_napp_refs_CFLAGS = $(TEST_CC) -DTESTNAPP_DIR='"$(abs_top_builddir)/tests/napps/.libs"'
+tests_host_check_napp_refs_LDADD = libkytos-test.la $(TEST_LIBS)
 check_PROGRAMS += tests/host/check_log
 TESTS += tests/host/check_log
 tests_host_check_log_SOURCES = tests/host/check_log.c

@@ -42,6 +42,7 @@ struct kh_host {
     pthread_mutex_t load_mu;    /* one load/unload at a time */
     pthread_mutex_t reg_mu;     /* napps list and records */
     pthread_cond_t refs_cv;     /* a NApp being unloaded lost a reference */
+    atomic_int unloading;       /* unload_napp calls waiting on refs_cv */
     kytos_napp *napps;          /* enabled NApps in load order */
     kytos_napp *crashed;        /* faulted NApps, kept mapped until the host goes */
     struct kh_record *records;
