@@ -20,7 +20,7 @@ tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # End-to-end: a real kytosd on a free loopback port.
 TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/kytosd_harness.py
-EXTRA_DIST += tests/install/out-of-tree.sh
+EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
 # Unit tests of the host's building blocks.
 check_PROGRAMS += tests/host/check_core

@@ -118,7 +118,30 @@ class Kytosd:
         return self.proc.returncode
 
     def cleanup(self):
+        self.collect_sanitizer_reports()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def collect_sanitizer_reports(self):
+        """A sanitizer build's kytosd reports to its log, which goes with the
+        temporary directory: keep any report for Tap.done to fail on."""
+        if not self.log.closed:
+            self.log.flush()
+        try:
+            text = open(os.path.join(self.dir, "kytosd.log"), errors="replace").read()
+        except OSError:
+            return
+        for mark in SANITIZER_MARKS:
+            i = text.find(mark)
+            if i >= 0:
+                SANITIZER_REPORTS.append(text[max(0, i - 200):i + 6000])
+                return
+
+
+# What a sanitizer prints when it reports (ThreadSanitizer, AddressSanitizer,
+# LeakSanitizer, UndefinedBehaviorSanitizer).
+SANITIZER_MARKS = ("WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer", "ERROR: AddressSanitizer",
+                   "ERROR: LeakSanitizer", "runtime error:")
+SANITIZER_REPORTS = []
 
 
 class Tap:
@@ -138,5 +161,9 @@ class Tap:
         return cond
 
     def done(self):
+        if SANITIZER_REPORTS:
+            for line in "\n\n".join(SANITIZER_REPORTS).splitlines():
+                print("# " + line)
+            self.ok(False, "kytosd ran without sanitizer reports (above)")
         print("1..%d" % self.n)
         return 1 if self.failed else 0
