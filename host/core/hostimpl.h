@@ -83,7 +83,7 @@ struct kh_host {
      * libmicrohttpd has freed; http_resuming: resumes under way */
     atomic_int http_stopped, http_resuming;
     atomic_int_fast64_t in_flight;
-    int64_t started_at;
+    atomic_int_fast64_t started_at;   /* set by kh_host_start while the API may already answer */
     atomic_int running, stopping, draining;
 
     /* handler deadlines */
