@@ -329,7 +329,10 @@ def queue_shedding():
                 results.append(st)
             except Exception as e:
                 results.append(repr(e))
-        first = [threading.Thread(target=one, args=(300,)) for _ in range(8)]
+        # 1 s each: all eight must be queued before the first slow dequeue
+        # (at 1 s, two workers) starts the shedding; at 300 ms some were shed
+        # under ThreadSanitizer on a busy machine
+        first = [threading.Thread(target=one, args=(1000,)) for _ in range(8)]
         for x in first:
             x.start()
 

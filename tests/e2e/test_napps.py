@@ -15,11 +15,8 @@ TOPO = "/api/kytos/topology/v3/"
 FLOWS = "/api/kytos/flow_manager/v2/"
 EVC = "/api/kytos/mef_eline/v2/evc/"
 S1, S2, S3 = ("00:00:00:00:00:00:00:0%d" % i for i in (1, 2, 3))
-# links come UP at once instead of after Kytos' 10 s link_up_timer; no
-# shedding of requests queued past api_queue_target_ms (100 ms), which on a
-# busy machine or under ThreadSanitizer turned the test's own requests into
-# 503s ("Exceeded concurrency limit"): this test is about the NApps
-CONF = "[daemon]\napi_queue_target_ms = 0\n\n[kytos/topology]\nlink_up_timer = 0\n"
+# links come UP at once instead of after Kytos' 10 s link_up_timer
+CONF = "[daemon]\n\n[kytos/topology]\nlink_up_timer = 0\n"
 
 
 def keys_tree(o):
