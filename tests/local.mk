@@ -24,7 +24,7 @@ tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # End-to-end: a real kytosd on a free loopback port.
 TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/kytosd_harness.py
-EXTRA_DIST += tests/install/out-of-tree.sh
+EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
 # Unit tests of the host's building blocks.
 check_PROGRAMS += tests/host/check_core
@@ -32,6 +32,11 @@ TESTS += tests/host/check_core
 tests_host_check_core_SOURCES = tests/host/check_core.c
 tests_host_check_core_CFLAGS = $(TEST_CC) $(MHD_CFLAGS)
 tests_host_check_core_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+check_PROGRAMS += tests/host/check_napp_refs
+TESTS += tests/host/check_napp_refs
+tests_host_check_napp_refs_SOURCES = tests/host/check_napp_refs.c
+tests_host_check_napp_refs_CFLAGS = $(TEST_CC) -DTESTNAPP_DIR='"$(abs_top_builddir)/tests/napps/.libs"'
+tests_host_check_napp_refs_LDADD = libkytos-test.la $(TEST_LIBS)
 check_PROGRAMS += tests/host/check_log
 TESTS += tests/host/check_log
 tests_host_check_log_SOURCES = tests/host/check_log.c

@@ -213,7 +213,7 @@ int kh_host_start(kh_host *h)
 {
     if (h->bus && kh_bus_start(h->bus) != 0)
         return -1;
-    h->started_at = kh_now_ms();
+    atomic_store(&h->started_at, kh_now_ms());
     atomic_store(&h->running, 1);
     kh_napps_start_all(h);
     return 0;
@@ -285,21 +285,22 @@ struct json_object *kh_host_status(kh_host *h)
     struct json_object *o = json_object_new_object(), *http = json_object_new_object();
     struct json_object *bus = h->bus ? kh_bus_status(h->bus) : NULL, *v, *pools;
     char started[64] = "";
-    time_t t = (time_t)(h->started_at / 1000);
+    int64_t started_at = atomic_load(&h->started_at);
+    time_t t = (time_t)(started_at / 1000);
     struct tm tm;
     size_t i;
 
     json_object_object_add(o, "response", json_object_new_string("running"));
     json_object_object_add(o, "system_status", json_object_new_string("running"));
-    if (h->started_at) {
+    if (started_at) {
         gmtime_r(&t, &tm);
         strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%S", &tm);
         snprintf(started + strlen(started), sizeof started - strlen(started), ".%03d000",
-                 (int)(h->started_at % 1000));
+                 (int)(started_at % 1000));
     }
-    json_object_object_add(o, "started_at", h->started_at ? json_object_new_string(started) : NULL);
+    json_object_object_add(o, "started_at", started_at ? json_object_new_string(started) : NULL);
     json_object_object_add(o, "uptime_seconds",
-                           json_object_new_int64(h->started_at ? (kh_now_ms() - h->started_at) / 1000 : 0));
+                           json_object_new_int64(started_at ? (kh_now_ms() - started_at) / 1000 : 0));
     if (bus && json_object_object_get_ex(bus, "buffers_qsize", &v))
         json_object_object_add(o, "buffers_qsize", json_object_get(v));
     else

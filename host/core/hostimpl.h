@@ -55,6 +55,7 @@ struct kh_host {
     pthread_mutex_t load_mu;    /* one load/unload at a time */
     pthread_mutex_t reg_mu;     /* napps list and records */
     pthread_cond_t refs_cv;     /* a NApp being unloaded lost a reference */
+    atomic_int unloading;       /* unload_napp calls waiting on refs_cv */
     kytos_napp *napps;          /* enabled NApps in load order */
     kytos_napp *crashed;        /* faulted NApps, kept mapped until the host goes */
     struct kh_record *records;
@@ -95,7 +96,7 @@ struct kh_host {
      * libmicrohttpd has freed; http_resuming: resumes under way */
     atomic_int http_stopped, http_resuming;
     atomic_int_fast64_t in_flight;
-    int64_t started_at;
+    atomic_int_fast64_t started_at;   /* set by kh_host_start while the API may already answer */
     atomic_int running, stopping, draining;
 
     /* handler deadlines */

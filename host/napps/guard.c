@@ -18,10 +18,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+/* Off under AddressSanitizer and ThreadSanitizer, which report a fault
+ * themselves (and TSan cannot follow a siglongjmp out of a handler). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define GUARD_OFF 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define GUARD_OFF 1
 #endif
 #endif

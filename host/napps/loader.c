@@ -108,6 +108,16 @@ static void napp_destroy(kytos_napp *n)
     free(n);
 }
 
+/* The decrement is the last access to n: once it is done, another thread
+ * may drop the last reference and free n (an unload that sees only the
+ * registry's reference left drops it at once).  Whether someone waits is
+ * read from the host, which outlives every NApp and every thread holding a
+ * reference (the pools and the bus are joined before the registry goes).
+ * The unloader raises h->unloading before it reads n->refs, and this
+ * thread lowers n->refs before it reads h->unloading (both seq_cst): at
+ * least one of them sees the other, so a waiter is never left until its
+ * timeout.  Only a decrement that leaves one reference (the registry's) can
+ * end a wait. */
 void kh_napp_unref(kytos_napp *n)
 {
     kh_host *h = n->host;
@@ -117,7 +127,7 @@ void kh_napp_unref(kytos_napp *n)
         napp_destroy(n);
         return;
     }
-    if (atomic_load(&n->state) == KH_NAPP_UNLOADING) {
+    if (left == 1 && atomic_load(&h->unloading) > 0) {
         pthread_mutex_lock(&h->reg_mu);
         pthread_cond_broadcast(&h->refs_cv);
         pthread_mutex_unlock(&h->reg_mu);
@@ -320,7 +330,12 @@ static void disabled_save(kh_host *h)
 
 static void disabled_set(kh_host *h, const char *id, int disabled)
 {
-    size_t i, n = json_object_array_length(h->disabled);
+    size_t i, n;
+
+    /* the test host never loads the set from a directory */
+    if (!h->disabled && !(h->disabled = json_object_new_array()))
+        return;
+    n = json_object_array_length(h->disabled);
     for (i = 0; i < n; i++)
         if (strcmp(json_object_get_string(json_object_array_get_idx(h->disabled, i)), id) == 0) {
             if (!disabled) {
@@ -671,6 +686,7 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
     if (h->bus)
         kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
     /* then requests in flight (they hold references) */
+    atomic_fetch_add(&h->unloading, 1);   /* before reading refs: see kh_napp_unref */
     pthread_mutex_lock(&h->reg_mu);
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += h->shutdown_timeout_ms / 1000;
@@ -682,6 +698,7 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
         }
     }
     pthread_mutex_unlock(&h->reg_mu);
+    atomic_fetch_sub(&h->unloading, 1);
     if (n->desc->stop)
         n->desc->stop(n);
     kh_napp_release_data(n);

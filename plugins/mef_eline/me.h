@@ -290,4 +290,8 @@ int me_rest_sched_register(struct me *me);
 /* Load every non-archived EVC from the store (start). */
 void me_load_all(struct me *me);
 
+/* A deep copy of a part of a request body, for an EVC document (rest_evc.c):
+ * never a shared reference (json-c's reference counts are not atomic). */
+struct json_object *me_own(struct json_object *v);
+
 #endif

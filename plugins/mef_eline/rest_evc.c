@@ -138,13 +138,29 @@ static const char *uni_dpid(struct json_object *uni, char *buf, size_t len)
     return buf;
 }
 
+/* A copy of a part of a request body, for an EVC document: a reference
+ * would share the object between the document (read and published under
+ * the EVC's lock, on any thread) and the body (freed with the request, on
+ * whichever thread drops it last), and json-c's reference counts are not
+ * atomic (ThreadSanitizer: a publish's copy of uni_a raced with its free).
+ * NULL (JSON null) when out of memory. */
+struct json_object *me_own(struct json_object *v)
+{
+    struct json_object *c = NULL;
+    if (v && json_object_deep_copy(v, &c, NULL) != 0) {
+        json_object_put(c);
+        c = NULL;
+    }
+    return c;
+}
+
 static struct json_object *copy_or(struct json_object *body, const char *k,
                                    struct json_object *def)
 {
     struct json_object *v;
     if (json_object_object_get_ex(body, k, &v) && v) {
         json_object_put(def);
-        return json_object_get(v);
+        return me_own(v);
     }
     return def;
 }
@@ -165,9 +181,9 @@ static struct json_object *new_doc(const char *id, struct json_object *body,
     json_object_object_add(d, "request_time", json_object_new_string(now));
     json_object_object_add(d, "start_date", copy_or(body, "start_date", json_object_new_string(now)));
     if (json_object_object_get_ex(body, "end_date", &v) && v)
-        json_object_object_add(d, "end_date", json_object_get(v));
+        json_object_object_add(d, "end_date", me_own(v));
     if (json_object_object_get_ex(body, "frequency", &v) && v)
-        json_object_object_add(d, "frequency", json_object_get(v));
+        json_object_object_add(d, "frequency", me_own(v));
     json_object_object_add(d, "creation_time", json_object_new_string(now));
     json_object_object_add(d, "updated_at", json_object_new_string(now));
     json_object_object_add(d, "queue_id", copy_or(body, "queue_id", NULL));
@@ -185,7 +201,7 @@ static struct json_object *new_doc(const char *id, struct json_object *body,
     json_object_object_add(d, "secondary_constraints",
                            copy_or(body, "secondary_constraints", json_object_new_object()));
     if (json_object_object_get_ex(body, "sb_priority", &v) && v)
-        json_object_object_add(d, "sb_priority", json_object_get(v));
+        json_object_object_add(d, "sb_priority", me_own(v));
     json_object_object_add(d, "service_level", copy_or(body, "service_level", json_object_new_int(0)));
     /* checked, each with an id, as CircuitSchedule does (me_sched_list) */
     json_object_object_add(d, "circuit_scheduler", sched ? sched : json_object_new_array());
@@ -663,7 +679,7 @@ static int h_update(kytos_req *req, void *ud)
         json_object_object_foreach(body, k2, v2) {
             if (strcmp(k2, "primary_path") && strcmp(k2, "backup_path") &&
                 strcmp(k2, "circuit_scheduler"))
-                json_object_object_add(e->doc, k2, json_object_get(v2));
+                json_object_object_add(e->doc, k2, me_own(v2));
         }
         if (sched)
             json_object_object_add(e->doc, "circuit_scheduler", json_object_get(sched));

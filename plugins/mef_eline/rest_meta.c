@@ -75,7 +75,7 @@ static int change_metadata(kytos_req *req, struct me *me, struct me_evc *e,
     if (key) {
         json_object_object_del(md, key);
     } else {
-        json_object_object_foreach(body, k, v) json_object_object_add(md, k, json_object_get(v));
+        json_object_object_foreach(body, k, v) json_object_object_add(md, k, me_own(v));
     }
     if (me_evc_sync(me, e) != KYTOS_OK) {
         restore_doc(e, old);
@@ -176,7 +176,7 @@ static int bulk(kytos_req *req, struct me *me, const char *del_key, unsigned ok_
                 struct json_object *md = metadata_of(e);
                 json_object_object_foreach(body, k, v) {
                     if (strcmp(k, "circuit_ids") != 0)
-                        json_object_object_add(md, k, json_object_get(v));
+                        json_object_object_add(md, k, me_own(v));
                 }
             }
             rc = me_evc_sync(me, e);
