@@ -46,6 +46,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef KYTOS_HOST
 static inline int kytos_event_subscribe(kytos_napp *n, const struct kytos_sub *s)
 {
@@ -112,5 +116,9 @@ static inline int kytos_timer_add(kytos_napp *n, unsigned interval_ms, kytos_tim
     return kytos__api->timer_add(n, interval_ms, fn, ud);
 }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
