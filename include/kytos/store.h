@@ -97,6 +97,20 @@ static inline int kytos_store_bulk_async_give(kytos_napp *n, const char *coll,
                                               kytos_store_done_fn done, void *ud,
                                               struct kytos_error *err)
 {
+#if KYTOS_NAPP_ABI_MIN_MINOR < 1
+    /* a NApp that runs on ABI 1.0 hosts: no crash there, an error */
+    if (!KYTOS_API_HAS(store_bulk_async)) {
+        for (size_t i = 0; i < count; i++)
+            json_object_put(ops[i].doc);
+        if (err) {
+            static const char m[] = "the host has no store_bulk_async (ABI 1.1)";
+            for (size_t i = 0; i < sizeof m; i++)
+                err->message[i] = m[i];
+            err->code = KYTOS_ENOTSUP;
+        }
+        return KYTOS_ENOTSUP;
+    }
+#endif
     return kytos__api->store_bulk_async(n, coll, ops, count, done, ud, err);
 }
 /* The old name of kytos_store_bulk_async_give, which did not say that it
@@ -109,7 +123,7 @@ static inline int kytos_store_bulk_async(kytos_napp *n, const char *coll,
                                          kytos_store_done_fn done, void *ud,
                                          struct kytos_error *err)
 {
-    return kytos__api->store_bulk_async(n, coll, ops, count, done, ud, err);
+    return kytos_store_bulk_async_give(n, coll, ops, count, done, ud, err);
 }
 /* Create an index if missing: keys {"field": 1, "other.field": -1}. */
 static inline int kytos_store_index(kytos_napp *n, const char *coll, const char *name,

@@ -74,6 +74,8 @@ START_TEST(older_minimum_loads_on_the_current_host)
     ck_assert(has(o, "event_publish_give"));
     ck_assert(has(o, "event_wanted"));
     ck_assert(has(o, "event_take_content"));
+    /* the test host records every event, so it wants every name */
+    ck_assert_int_eq(num(o, "wanted"), 1);
     kytos_test_resp_free(r);
     post_hello();
     ck_assert_str_eq(published_via(), "give");
@@ -96,9 +98,16 @@ START_TEST(on_an_abi_1_0_host_newer_slots_are_absent_and_the_fallback_runs)
     ck_assert(!has(o, "event_publish_give"));
     ck_assert(!has(o, "event_wanted"));
     ck_assert(!has(o, "event_take_content"));
+    ck_assert_int_eq(num(o, "wanted"), 1);   /* the wrapper's answer: cannot tell */
     kytos_test_resp_free(r);
     post_hello();
     ck_assert_str_eq(published_via(), "copy");
+    /* an unprobed 1.2 call from a NApp declaring 1.0: a copy is published */
+    r = kytos_test_request(th, "POST", "/api/kytos/abiprobe/v1/give", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 201);
+    kytos_test_resp_free(r);
+    ck_assert_int_eq(kytos_test_drain(th, 5000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/abiprobe.given"), 1);
 }
 END_TEST
 

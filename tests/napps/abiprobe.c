@@ -6,6 +6,9 @@
  *   GET  v1/  {"host_minor", "struct_size", "has": {slot: bool}}
  *   POST v1/  publishes kytos/abiprobe.hello: with event_publish_give when the
  *             host has it (ABI 1.2), else with event_publish.
+ *   POST v1/give  publishes kytos/abiprobe.given with kytos_event_publish_give,
+ *             unprobed (its wrapper falls back on an older host).
+ *   GET's "wanted": kytos_event_wanted, unprobed, for a name nobody wants.
  * Its spec is followed by bytes that are no YAML, past the length given to
  * KYTOS_NAPP_DEFINE: the host must read only that length. */
 #ifndef KYTOS_NAPP_ABI_MIN_MINOR
@@ -41,6 +44,9 @@ static int probe(kytos_req *req, void *ud)
     json_object_object_add(has, "event_take_content",
                            json_object_new_boolean(KYTOS_API_HAS(event_take_content)));
     json_object_object_add(o, "has", has);
+    /* unguarded: on an older host the wrapper answers 1 (cannot tell) */
+    json_object_object_add(o, "wanted", json_object_new_int(kytos_event_wanted(kytos_req_napp(req),
+                                                                               "kytos/nobody")));
     return kytos_resp_json_take(req, 200, o);
 }
 
@@ -62,6 +68,18 @@ static int hello(kytos_req *req, void *ud)
     return kytos_resp_json_take(req, 201, json_object_new_object());
 }
 
+/* POST v1/give: kytos_event_publish_give without a probe; on an older host
+ * the wrapper publishes a copy. */
+static int give(kytos_req *req, void *ud)
+{
+    int rc = kytos_event_publish_give(kytos_req_napp(req), "kytos/abiprobe.given",
+                                      json_object_new_object(), NULL);
+    (void)ud;
+    if (rc != KYTOS_OK)
+        return kytos_resp_error(req, 503, "publish: %s", kytos_strerror(rc));
+    return kytos_resp_json_take(req, 201, json_object_new_object());
+}
+
 static int abiprobe_init(kytos_napp *napp, char **errmsg)
 {
     int rc;
@@ -72,6 +90,10 @@ static int abiprobe_init(kytos_napp *napp, char **errmsg)
         rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
                                                          .method = "POST", .path = "v1/",
                                                          .handler = hello});
+    if (rc == KYTOS_OK)
+        rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                         .method = "POST", .path = "v1/give",
+                                                         .handler = give});
     return rc;
 }
 
