@@ -53,7 +53,7 @@ static int sink_stored(kytos_req *req, void *ud)
     kytos_json_add_lit(set, "state", json_object_new_string("pending"));
     kytos_json_add_lit(upd, "$set", set);
     op.doc = upd;
-    rc = kytos_store_bulk_async(ud, "bench", &op, 1, stored, req, &err);
+    rc = kytos_store_bulk_async_give(ud, "bench", &op, 1, stored, req, &err);
     if (rc != KYTOS_OK)
         return kytos_resp_error(req, rc == KYTOS_EFULL ? 503 : 500, "%s", err.message);
     return KYTOS_DEFERRED;

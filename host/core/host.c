@@ -212,11 +212,11 @@ fail:
 int kh_host_start(kh_host *h)
 {
     if (h->bus && kh_bus_start(h->bus) != 0)
-        return -1;
+        return KYTOS_ERROR;   /* crosses the ABI as kytos_test_start's result */
     atomic_store(&h->started_at, kh_now_ms());
     atomic_store(&h->running, 1);
     kh_napps_start_all(h);
-    return 0;
+    return KYTOS_OK;
 }
 
 void kh_host_stop(kh_host *h)

@@ -25,6 +25,18 @@ kh_bus *kh_host_bus(const kh_host *h);
 const kh_config *kh_host_config(const kh_host *h);
 /* The function table handed to every NApp (filled once). */
 const struct kytos_api *kh_host_api(void);
+/* Tests: from now on kh_host_api() gives the table of ABI 1.minor, as an
+ * older host would (smaller struct_size, abi_minor = minor), so the loader
+ * also refuses NApps needing more; minor < 0 or the current minor: the full
+ * table again.  Process-wide.  KYTOS_OK, or KYTOS_EINVAL for a future minor. */
+int kh_host_api_emulate(int minor);
+/* A NApp's ABI (its major, its minimum minor) against the table
+ * kh_host_api() gives: KYTOS_OK, or KYTOS_ENOTSUP with the reason (naming
+ * both versions) in err.  kh_desc_check_abi: the same for a descriptor. */
+int kh_abi_check(unsigned major, unsigned min_minor, char *err, size_t errlen);
+int kh_desc_check_abi(const struct kytos_napp_desc *d, char *err, size_t errlen);
+/* The length of the descriptor's OpenAPI text (0 when it has none). */
+size_t kh_desc_openapi_len(const struct kytos_napp_desc *d);
 
 /* Register a core route at a full path ("/api/kytos/core/dead_letter/").
  * Same handler signature and rules as NApp routes.  Before the server runs. */

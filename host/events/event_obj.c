@@ -61,18 +61,16 @@ struct json_object *kh_ev_as_json(const struct kh_ev *e, struct json_object *con
 }
 
 const char *kh_event_name(const kytos_event *ev) { return ev ? ev->ev->name : NULL; }
-struct json_object *kh_event_content(const kytos_event *ev) { return ev ? ev->content : NULL; }
+struct json_object *kh_event_content(const kytos_event *ev) { return ev ? *ev->content : NULL; }
 
 struct json_object *kh_event_take_content(const kytos_event *ev)
 {
-    /* the view is the handler's own (see struct kytos_event): writable */
-    struct kytos_event *v = (struct kytos_event *)ev;
     struct json_object *c;
 
-    if (!v)
+    if (!ev)
         return NULL;
-    c = v->content;
-    v->content = NULL;
+    c = *ev->content;   /* the handler's own slot (see struct kytos_event) */
+    *ev->content = NULL;
     return c;
 }
 const char *kh_event_id(const kytos_event *ev) { return ev ? ev->ev->id : NULL; }

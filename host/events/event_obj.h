@@ -28,9 +28,12 @@ struct kh_ev {
     char name[];
 };
 
+/* The handle a handler gets is read-only (const kytos_event *); its own
+ * copy of the content lives in a slot of the dispatcher's, which
+ * kytos_event_take_content empties: nothing casts the const away. */
 struct kytos_event {
     struct kh_ev *ev;
-    struct json_object *content; /* this handler's own copy */
+    struct json_object **content; /* -> this handler's own copy (NULL once taken) */
 };
 
 /* Takes content (NULL = a new empty object).  NULL when out of memory. */

@@ -51,6 +51,7 @@ struct kh_fan {
         struct kh_fan *fan;
         kh_bus *bus;
         struct kh_sub *sub;
+        struct json_object *content; /* the handler's own copy (view points here) */
         struct kytos_event view;
     } jobs[];
 };
@@ -170,7 +171,7 @@ static void job_finish(kh_bus *b, struct kh_job *j)
     kytos_napp *n = j->sub->napp;
     struct kh_sub *s = j->sub;
 
-    json_object_put(j->view.content);
+    json_object_put(j->content);
     sub_leave(b, s);
     b->ops.unref(n);
     kh_sub_unref(s);
@@ -184,12 +185,12 @@ static void handler_failed(kh_bus *b, struct kh_sub *s, struct kytos_event *view
     napp_log(b, s->napp, KH_ERROR,
              "handler of '%s' failed on event %s (id %s): %s (%d); event moved to the dead letter",
              s->pattern, view->ev->name, view->ev->id, kh_strerror(rc), rc);
-    if (kh_deadletter_add(b->dl, view->ev, view->content) != 0) {
+    if (kh_deadletter_add(b->dl, view->ev, *view->content) != 0) {
         atomic_fetch_add(&b->dl_refused, 1);
         napp_log(b, s->napp, KH_ERROR, "dead letter full: event %s (id %s) dropped",
                  view->ev->name, view->ev->id);
     }
-    view->content = NULL; /* taken by the dead letter */
+    *view->content = NULL; /* taken by the dead letter */
 }
 
 static void run_handler(kh_bus *b, struct kh_sub *s, struct kytos_event *view)
@@ -212,10 +213,10 @@ static void job_run(void *arg)
 
     if (!sub_live(b, j->sub)) {
         atomic_fetch_add(&b->skipped, 1);
-    } else if (!j->view.content &&
-               json_object_deep_copy(j->view.ev->content, &j->view.content, NULL) != 0) {
-        json_object_put(j->view.content);
-        j->view.content = NULL;
+    } else if (!j->content &&
+               json_object_deep_copy(j->view.ev->content, &j->content, NULL) != 0) {
+        json_object_put(j->content);
+        j->content = NULL;
         atomic_fetch_add(&b->dropped, 1);
         kh_log(LOGGER, KH_ERROR, "out of memory copying event %s for '%s': dropped",
                j->view.ev->name, j->sub->pattern);
@@ -301,10 +302,11 @@ static void dispatch(kh_bus *b, struct kh_ev *e)
         j->bus = b;
         j->sub = kh_sub_ref(s);
         j->view.ev = e;
-        j->view.content = NULL;
+        j->view.content = &j->content;
+        j->content = NULL;
         /* the observer may hold the publish copy: then every job copies */
         if (m->n == 1 && !b->observer) {
-            j->view.content = e->content;
+            j->content = e->content;
             e->content = NULL;
         }
         atomic_fetch_add(&f->refs, 1);
@@ -392,7 +394,8 @@ static int publish_direct(kh_bus *b, const struct kh_match *m, const char *name,
     tls_direct_depth++;
     for (i = 0; i < m->n; i++) {
         struct kh_sub *s = m->subs[i];
-        struct kytos_event view = {e, NULL};
+        struct json_object *own = NULL;
+        struct kytos_event view = {e, &own};
 
         sub_enter(s);
         if (!sub_live(b, s)) {
@@ -401,10 +404,10 @@ static int publish_direct(kh_bus *b, const struct kh_match *m, const char *name,
             continue;
         }
         if (m->n == 1 && !b->observer) {
-            view.content = e->content;   /* the only one: no copy */
+            own = e->content;   /* the only one: no copy */
             e->content = NULL;
-        } else if (json_object_deep_copy(e->content, &view.content, NULL) != 0) {
-            json_object_put(view.content);
+        } else if (json_object_deep_copy(e->content, &own, NULL) != 0) {
+            json_object_put(own);
             atomic_fetch_add(&b->dropped, 1);
             sub_leave(b, s);
             continue;
@@ -412,7 +415,7 @@ static int publish_direct(kh_bus *b, const struct kh_match *m, const char *name,
         b->ops.ref(s->napp);
         run_handler(b, s, &view);
         b->ops.unref(s->napp);
-        json_object_put(view.content);
+        json_object_put(own);
         sub_leave(b, s);
     }
     tls_direct_depth--;
@@ -703,17 +706,18 @@ static void deliver_napp_shutdown(kh_bus *b, kytos_napp *n, struct kh_sub **subs
         b->observer(b->observer_ud, e->name, e->content);
     atomic_fetch_add(&b->published, 1);
     for (i = 0; i < ns; i++) {
-        struct kytos_event view = {e, NULL};
+        struct json_object *content = NULL;
+        struct kytos_event view = {e, &content};
         if (!kh_pattern_full_match(&subs[i]->re, name))
             continue;
-        if (json_object_deep_copy(e->content, &view.content, NULL) != 0) {
-            json_object_put(view.content);
+        if (json_object_deep_copy(e->content, &content, NULL) != 0) {
+            json_object_put(content);
             continue;
         }
         b->ops.ref(n);
         run_handler(b, subs[i], &view);
         b->ops.unref(n);
-        json_object_put(view.content);
+        json_object_put(content);
     }
     kh_ev_unref(e);
 }

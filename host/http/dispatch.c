@@ -421,7 +421,7 @@ static void run_handler(kytos_req *r)
     if (rt->napp) {
         struct handler_call hc = {rt, r};
         rc = kh_guard_call(rt->napp, call_handler, &hc);
-        if (rc == KYTOS_ECRASHED) {
+        if (rc == KH_ECRASHED) {
             char where[300];
             snprintf(where, sizeof where, "the handler of %s %s (signal %d)", r->method, rt->path,
                      kh_guard_last_signal());

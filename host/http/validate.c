@@ -66,7 +66,7 @@ int kh_validate_compile(kytos_napp *n, char *err, size_t errlen)
 
     if (text) {
         snprintf(origin, sizeof origin, "%s (embedded openapi)", n->id);
-        len = n->desc->openapi_len ? n->desc->openapi_len : strlen(text);
+        len = kh_desc_openapi_len(n->desc);
     } else {
         owned = spec_beside(n->file, origin, sizeof origin);
         if (!owned)

@@ -1,13 +1,23 @@
 /* host/napps/api_table.c - the function table every NApp receives.  Filled once;
- * the store and event modules fill their own slots. */
+ * the store and event modules fill their own slots.  For tests it can also
+ * hand out the smaller table of an older ABI minor (kh_host_api_emulate). */
 #include "core/hostimpl.h"
 #include "events/eventbus.h"
+#include "napps/api_layout.h"
 #include "util/log.h"
 #include "store/store.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct kytos_api table;
+/* older[m]: the table as a host of ABI 1.m gives it (m < KYTOS_ABI_MINOR) */
+static struct kytos_api older[KYTOS_ABI_MINOR];
+static const size_t size_at_minor[KYTOS_ABI_MINOR + 1] = {
+    KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3
+};
+static atomic_int emulated = -1;    /* -1: the full table */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void *api_malloc(size_t n) { return malloc(n ? n : 1); }
@@ -49,7 +59,7 @@ static int api_call(kytos_napp *caller, const char *method, const char *path, co
 
 static void fill(void)
 {
-    table.size = sizeof table;
+    table.struct_size = sizeof table;
     table.abi_major = KYTOS_ABI_MAJOR;
     table.abi_minor = KYTOS_ABI_MINOR;
     table.malloc = api_malloc;
@@ -90,10 +100,29 @@ static void fill(void)
     table.resp_static = kh_resp_static;
     kh_bus_api_fill(&table);
     kh_store_api_fill(&table);
+    for (unsigned m = 0; m < KYTOS_ABI_MINOR; m++) {
+        /* the slots of later minors are not there: zero, and past struct_size */
+        memset(&older[m], 0, sizeof older[m]);
+        memcpy(&older[m], &table, size_at_minor[m]);
+        older[m].struct_size = (uint32_t)size_at_minor[m];
+        older[m].abi_minor = (uint16_t)m;
+    }
 }
 
 const struct kytos_api *kh_host_api(void)
 {
+    int m;
+
     pthread_once(&once, fill);
-    return &table;
+    m = atomic_load_explicit(&emulated, memory_order_acquire);
+    return m >= 0 && m < KYTOS_ABI_MINOR ? &older[m] : &table;
+}
+
+int kh_host_api_emulate(int minor)
+{
+    if (minor > KYTOS_ABI_MINOR)
+        return KYTOS_EINVAL;
+    atomic_store_explicit(&emulated, minor < 0 || minor == KYTOS_ABI_MINOR ? -1 : minor,
+                          memory_order_release);
+    return KYTOS_OK;
 }

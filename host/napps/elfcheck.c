@@ -2,7 +2,7 @@
  * (constructors run inside dlopen).  Reads the ELF headers and the dynamic
  * symbol table with bounds checks on every offset, finds the exported
  * kytos_napp_desc, and reads its leading plain fields (magic, ABI major and
- * minor, size) straight from the file: they need no relocation. */
+ * minimum minor, size) straight from the file: they need no relocation. */
 #include "napps/napp.h"
 #include <elf.h>
 #include <fcntl.h>
@@ -145,16 +145,9 @@ int kh_elf_check(const char *path, char *err, size_t errlen)
                          KYTOS_NAPP_MAGIC);
                 goto out;
             }
-            if (head.major != KYTOS_ABI_MAJOR) {
-                snprintf(err, errlen, "built for ABI major %u, host has ABI %d.%d", head.major,
-                         KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR);
+            /* head.minor: the NApp's minimum minor (napps/descriptor.c) */
+            if (kh_abi_check(head.major, head.minor, err, errlen) != KYTOS_OK)
                 goto out;
-            }
-            if (head.minor > KYTOS_ABI_MINOR) {
-                snprintf(err, errlen, "built for ABI %u.%u, newer than the host's %d.%d",
-                         head.major, head.minor, KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR);
-                goto out;
-            }
             rc = 0;
             goto out;
         }

@@ -136,7 +136,7 @@ int kh_guard_call(kytos_napp *n, int (*fn)(void *), void *arg)
         tls_napp = n;
         rc = fn(arg);
     } else {
-        rc = KYTOS_ECRASHED;
+        rc = KH_ECRASHED;
     }
     tls_jb = saved_jb;
     tls_napp = saved_napp;

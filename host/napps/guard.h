@@ -1,7 +1,7 @@
 /* host/napps/guard.h - contain faults in NApp code.
  *
  * A NApp callback run through kh_guard_call that faults (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL) *inside the NApp's own code* returns KYTOS_ECRASHED
+ * SIGFPE, SIGILL) *inside the NApp's own code* returns KH_ECRASHED
  * instead of killing kytosd; the host then answers 500 and takes the NApp
  * out of service (its memory and locks can no longer be trusted).  A fault
  * anywhere else (the host, a library) is fatal as usual, after a log line
@@ -12,7 +12,7 @@
 
 #include "core/host.h"
 
-#define KYTOS_ECRASHED (-100)   /* host-internal: the callback faulted */
+#define KH_ECRASHED (-100)  /* host-internal: the callback faulted */
 
 /* 1 when faults are contained in this build. */
 int kh_guard_enabled(void);

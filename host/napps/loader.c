@@ -456,14 +456,12 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
         snprintf(err, errlen, "not a NApp: magic 0x%08x, expected 0x%08x", d->magic, KYTOS_NAPP_MAGIC);
         goto fail;
     }
-    if (d->abi_major != KYTOS_ABI_MAJOR || d->abi_minor > KYTOS_ABI_MINOR) {
-        snprintf(err, errlen, "built for ABI %u.%u, host has ABI %d.%d", d->abi_major, d->abi_minor,
-                 KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR);
+    /* the NApp's minimum ABI minor against this host's (napps/descriptor.c) */
+    if (kh_desc_check_abi(d, err, errlen) != KYTOS_OK)
         goto fail;
-    }
-    if (d->desc_size < offsetof(struct kytos_napp_desc, reserved)) {
-        snprintf(err, errlen, "descriptor of %u bytes, expected at least %zu", d->desc_size,
-                 offsetof(struct kytos_napp_desc, reserved));
+    if (d->struct_size < offsetof(struct kytos_napp_desc, openapi_len_fn)) {
+        snprintf(err, errlen, "descriptor of %u bytes, expected at least %zu", d->struct_size,
+                 offsetof(struct kytos_napp_desc, openapi_len_fn));
         goto fail;
     }
     if (!d->build_sig || strcmp(d->build_sig, KYTOS_BUILD_SIGNATURE) != 0) {

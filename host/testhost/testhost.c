@@ -119,6 +119,7 @@ void kytos_test_host_free(kytos_test_host *th)
     if (!th)
         return;
     kh_host_free(th->h);
+    kh_host_api_emulate(-1);   /* the next host is the current ABI again */
     for (i = 0; i < th->npub; i++) {
         free(th->pub[i].name);
         json_object_put(th->pub[i].content);
@@ -143,6 +144,11 @@ int kytos_test_load(kytos_test_host *th, const char *so_path)
         pthread_mutex_unlock(&th->h->reg_mu);
     }
     return rc;
+}
+
+int kytos_test_emulate_abi_minor(kytos_test_host *th, int minor)
+{
+    return th ? kh_host_api_emulate(minor) : KYTOS_EINVAL;
 }
 
 const char *kytos_test_last_error(kytos_test_host *th)

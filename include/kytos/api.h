@@ -8,8 +8,28 @@
  * wrappers in http.h, event.h, store.h and log.h.
  *
  * Append-only: slots are never reordered or reused; a new slot bumps
- * KYTOS_ABI_MINOR.  A NApp that wants to run on an older host probes with
- * KYTOS_API_HAS(slot).
+ * KYTOS_ABI_MINOR (host/napps/api_layout.h freezes every offset).
+ *
+ * Versions (the model of SQLite's and Redis' extension tables): a NApp
+ * declares the lowest ABI minor it needs, KYTOS_NAPP_ABI_MIN_MINOR, which
+ * defaults to the minor of the headers it was built with.  The host loads
+ * any NApp of its ABI major whose minimum it meets, and refuses the rest
+ * with a log line naming both versions.  A NApp that declares an older
+ * minimum than its headers' must probe every newer slot it uses with
+ * KYTOS_API_HAS(slot) (the slot's ABI is named beside it below) and do
+ * without it when the host is older:
+ *
+ *     #define KYTOS_NAPP_ABI_MIN_MINOR 0     (before including kytos.h,
+ *     #include <kytos/kytos.h>                or -DKYTOS_NAPP_ABI_MIN_MINOR=0)
+ *     ...
+ *     if (KYTOS_API_HAS(event_publish_give))  (ABI 1.2)
+ *         kytos_event_publish_give(napp, name, content, NULL);
+ *     else { kytos_event_publish(napp, name, content, NULL); json_object_put(content); }
+ *
+ * Sizes: every struct that crosses the ABI and may grow starts with
+ * uint32_t struct_size (sizeof as its builder saw it).  struct kytos_write
+ * and struct kytos_error are fixed for the life of ABI major 1 (passed as
+ * arrays or filled by the host): a change to them takes new slots.
  *
  * Life cycle: init, then start once the server is up, then stop when the
  * NApp unloads.  When init fails (or the host refuses the NApp after it)
@@ -30,7 +50,17 @@
 #include "errors.h"
 #include "types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KYTOS_NAPP_MAGIC 0x4B59544Eu /* "KYTN" */
+
+/* The lowest ABI minor this NApp needs (see above).  Define it before
+ * including any kytos header to run on older hosts. */
+#ifndef KYTOS_NAPP_ABI_MIN_MINOR
+#define KYTOS_NAPP_ABI_MIN_MINOR KYTOS_ABI_MINOR
+#endif
 
 enum kytos_napp_flags {
     KYTOS_NAPP_VALIDATE_ALL = 1u << 0 /* every route bound to its OpenAPI operation */
@@ -41,8 +71,11 @@ struct kytos_api;
 struct kytos_napp_desc {
     uint32_t magic;              /* KYTOS_NAPP_MAGIC */
     uint16_t abi_major;          /* KYTOS_ABI_MAJOR of the headers used */
-    uint16_t abi_minor;          /* KYTOS_ABI_MINOR of the headers used */
-    uint32_t desc_size;          /* sizeof(struct kytos_napp_desc) */
+    uint16_t abi_min_minor;      /* the lowest ABI minor this NApp needs:
+                                    KYTOS_NAPP_ABI_MIN_MINOR (NApps built
+                                    before it existed hold their headers'
+                                    minor here, which it defaults to) */
+    uint32_t struct_size;        /* sizeof(struct kytos_napp_desc) */
     uint32_t flags;              /* enum kytos_napp_flags */
     const char *build_sig;       /* KYTOS_BUILD_SIGNATURE */
     const char *username;        /* "kytos" */
@@ -50,7 +83,7 @@ struct kytos_napp_desc {
     const char *version;         /* "2025.2.0" */
     const char *const *deps;     /* NULL-terminated "user/name" list, or NULL */
     const char *openapi;         /* embedded OpenAPI text (YAML or JSON), NUL-terminated, or NULL */
-    size_t openapi_len;          /* 0: use strlen(openapi) */
+    size_t openapi_len;          /* 0: see openapi_len_fn */
     /* init: register routes and subscriptions, build state.  Return KYTOS_OK
      * or an error; on error set *errmsg (kytos_malloc'd, the host frees it). */
     int (*init)(kytos_napp *napp, const struct kytos_api *api, char **errmsg);
@@ -58,12 +91,17 @@ struct kytos_napp_desc {
     int (*start)(kytos_napp *napp);
     /* stop: shutdown.  No handler of this NApp runs after it returns.  May be NULL. */
     void (*stop)(kytos_napp *napp);
-    void *reserved[8];           /* zero */
+    /* The spec's length in bytes (kytos-embed's NAME_len), or 0 for
+     * strlen(openapi); NULL = strlen.  A function because the length of a
+     * spec in another object file is no constant expression.  (Was
+     * reserved[0]: older NApps hold NULL here, older hosts ignore it.) */
+    size_t (*openapi_len_fn)(void);
+    void *reserved[7];           /* zero */
 };
 
 struct kytos_api {
-    uint32_t size;               /* sizeof(struct kytos_api) as built by the host */
-    uint16_t abi_major, abi_minor;
+    uint32_t struct_size;        /* sizeof(struct kytos_api) as built by the host */
+    uint16_t abi_major, abi_minor; /* the host's ABI */
 
     /* ---- ABI 1.0: memory ---- */
     void *(*malloc)(size_t n);
@@ -201,20 +239,25 @@ struct kytos_api {
 #endif
 extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
 
+/* True when the host's table has slot f (and f is set).  Needed only for a
+ * slot newer than KYTOS_NAPP_ABI_MIN_MINOR: the host refuses a NApp whose
+ * minimum it does not meet, so older slots are always there. */
 #define KYTOS_API_HAS(f) \
-    (offsetof(struct kytos_api, f) < kytos__api->size && kytos__api->f != NULL)
+    (offsetof(struct kytos_api, f) < kytos__api->struct_size && kytos__api->f != NULL)
 
 #define KYTOS_DEPS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define KYTOS_NO_DEPS NULL
 
 /* KYTOS_NAPP_DEFINE(username, name, version, deps, openapi_text, openapi_len,
  *                   flags, init, start, stop)
- * Use once per NApp, in one source file.  openapi_text must be NUL-terminated
- * (kytos-embed's output is); openapi_len is accepted for symmetry with
- * kytos-embed's symbols but not stored, since it is not a constant
- * expression.  init has the signature
+ * Use once per NApp, in one source file.  openapi_text (NULL for none) must
+ * be NUL-terminated (kytos-embed's output is); openapi_len is its length in
+ * bytes, any expression (kytos-embed's NAME_len, or 0 for strlen): the
+ * host reads it through a function the macro defines.  init has the
+ * signature
  *     int init(kytos_napp *napp, char **errmsg);
- * start and stop may be NULL. */
+ * start and stop may be NULL.  The descriptor carries
+ * KYTOS_NAPP_ABI_MIN_MINOR. */
 #define KYTOS_NAPP_DEFINE(user_, name_, version_, deps_, spec_, spec_len_, flags_, \
                           init_, start_, stop_)                                     \
     KYTOS__HIDDEN const struct kytos_api *kytos__api;                                 \
@@ -224,11 +267,12 @@ extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
         kytos__api = api;                                                             \
         return (init_)(napp, errmsg);                                                 \
     }                                                                                 \
+    static size_t kytos__openapi_len(void) { return (size_t)(spec_len_); }            \
     KYTOS__EXPORT const struct kytos_napp_desc kytos_napp_desc = {                    \
         .magic = KYTOS_NAPP_MAGIC,                                                    \
         .abi_major = KYTOS_ABI_MAJOR,                                                 \
-        .abi_minor = KYTOS_ABI_MINOR,                                                 \
-        .desc_size = sizeof(struct kytos_napp_desc),                                  \
+        .abi_min_minor = KYTOS_NAPP_ABI_MIN_MINOR,                                    \
+        .struct_size = sizeof(struct kytos_napp_desc),                                \
         .flags = (flags_),                                                            \
         .build_sig = KYTOS_BUILD_SIGNATURE,                                           \
         .username = (user_),                                                          \
@@ -240,6 +284,7 @@ extern KYTOS__HIDDEN const struct kytos_api *kytos__api;
         .init = kytos__init_trampoline,                                               \
         .start = (start_),                                                            \
         .stop = (stop_),                                                              \
+        .openapi_len_fn = kytos__openapi_len,                                         \
     }
 
 static inline void *kytos_malloc(size_t n) { return kytos__api->malloc(n); }
@@ -263,5 +308,9 @@ static inline struct json_object *kytos_napp_settings(const kytos_napp *n)
     return kytos__api->napp_settings(n);
 }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

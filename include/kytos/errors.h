@@ -5,6 +5,10 @@
 #ifndef KYTOS_ERRORS_H
 #define KYTOS_ERRORS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum kytos_status {
     KYTOS_OK = 0,
     KYTOS_DEFERRED = 1,   /* handler: the response comes later (kytos_req_finish) */
@@ -24,10 +28,15 @@ enum kytos_status {
 };
 
 /* Caller-allocated error detail (libbson's bson_error_t idiom): no ownership
- * question.  Every call taking one may be given NULL. */
+ * question.  Every call taking one may be given NULL.  Fixed layout for the
+ * life of ABI major 1 (no struct_size: the host fills it). */
 struct kytos_error {
     int code;             /* an enum kytos_status value */
     char message[256];    /* NUL-terminated, human readable */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

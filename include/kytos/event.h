@@ -46,6 +46,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef KYTOS_HOST
 static inline int kytos_event_subscribe(kytos_napp *n, const struct kytos_sub *s)
 {
@@ -71,7 +75,10 @@ static inline int kytos_event_reinjections(const kytos_event *e)
     return kytos__api->event_reinjections(e);
 }
 
-/* ---- ABI 1.2 (check KYTOS_API_HAS(event_publish_give) etc.) ----
+/* ---- ABI 1.2.  A NApp whose KYTOS_NAPP_ABI_MIN_MINOR is lower may call
+ * these on an older host too: publish_give then publishes a copy,
+ * wanted says 1, take_content gives a copy (the event keeps its content);
+ * KYTOS_API_HAS(event_publish_give) etc. tell which. ----
  * kytos_event_publish without the copy: the call takes over the caller's
  * reference to content, whatever it returns.  content must be the caller's
  * alone: built for this call, sharing no object with anything the caller
@@ -81,6 +88,13 @@ static inline int kytos_event_publish_give(kytos_napp *n, const char *name,
                                            struct json_object *content,
                                            const struct kytos_pub_opts *opts)
 {
+#if KYTOS_NAPP_ABI_MIN_MINOR < 2
+    if (!KYTOS_API_HAS(event_publish_give)) {   /* an older host: publish a copy */
+        int rc = kytos__api->event_publish(n, name, content, opts);
+        json_object_put(content);
+        return rc;
+    }
+#endif
     return kytos__api->event_publish_give(n, name, content, opts);
 }
 /* 1 when a subscription (of any NApp) matches name now, else 0: lets a
@@ -89,6 +103,10 @@ static inline int kytos_event_publish_give(kytos_napp *n, const char *name,
  * correct. */
 static inline int kytos_event_wanted(kytos_napp *n, const char *name)
 {
+#if KYTOS_NAPP_ABI_MIN_MINOR < 2
+    if (!KYTOS_API_HAS(event_wanted))
+        return 1;   /* an older host cannot tell: publishing is always correct */
+#endif
     return kytos__api->event_wanted(n, name);
 }
 /* From a handler: its own copy of the content, for keeps (the caller puts
@@ -96,6 +114,16 @@ static inline int kytos_event_wanted(kytos_napp *n, const char *name)
  * content afterwards, for this handler and for the dead letter. */
 static inline struct json_object *kytos_event_take_content(const kytos_event *e)
 {
+#if KYTOS_NAPP_ABI_MIN_MINOR < 2
+    if (!KYTOS_API_HAS(event_take_content)) {   /* an older host: a copy */
+        struct json_object *c = NULL;
+        if (json_object_deep_copy(kytos__api->event_content(e), &c, NULL) != 0) {
+            json_object_put(c);
+            c = NULL;
+        }
+        return c;
+    }
+#endif
     return kytos__api->event_take_content(e);
 }
 /* Fixed-window pacer: rate is "N/second", "N/minute", "N/hour" or "N/day".
@@ -112,5 +140,9 @@ static inline int kytos_timer_add(kytos_napp *n, unsigned interval_ms, kytos_tim
     return kytos__api->timer_add(n, interval_ms, fn, ud);
 }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef KYTOS_HOST
 /* Register a route; init only.  Strings are copied. */
 static inline int kytos_route_add(kytos_napp *n, const struct kytos_route *r)
@@ -153,5 +157,9 @@ static inline const char *kytos_response_header(const kytos_response *r, const c
 }
 static inline void kytos_response_free(kytos_response *r) { kytos__api->response_free(r); }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef KYTOS_HOST
 static inline void kytos_log(const kytos_napp *n, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -20,5 +24,9 @@ static inline int kytos_log_enabled(const kytos_napp *n, int level)
     return kytos__api->log_enabled(n, level);
 }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

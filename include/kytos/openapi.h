@@ -44,7 +44,7 @@ enum kytos_openapi_formats {
  * Set struct_size = sizeof(struct kytos_openapi_options); fields past
  * struct_size are taken as 0, so older callers keep working. */
 struct kytos_openapi_options {
-    size_t struct_size;
+    uint32_t struct_size;
     size_t max_body_bytes;       /* request body [1 MiB]; more gives 413 */
     unsigned max_depth;          /* JSON nesting [64], at most 1000 */
     size_t max_string_bytes;     /* one JSON string or key [1 MiB] */
@@ -169,7 +169,7 @@ const char *kytos_openapi_op_id(const kytos_openapi_op *op); /* or NULL */
 /* One request.  Set struct_size = sizeof(struct kytos_openapi_request);
  * fields past it are taken as 0.  All pointers are borrowed. */
 struct kytos_openapi_request {
-    size_t struct_size;
+    uint32_t struct_size;
     const char *method;        /* for messages; may be NULL */
     const char *path;          /* request path, no query; may be NULL when
                                   path_params is given */

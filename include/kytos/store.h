@@ -18,6 +18,10 @@
 
 #include "api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef KYTOS_HOST
 static inline int kytos_store_get(kytos_napp *n, const char *coll, const char *id,
                                   struct json_object **out, struct kytos_error *err)
@@ -80,19 +84,46 @@ static inline int kytos_store_bulk(kytos_napp *n, const char *coll, const struct
  * one transaction (group commit), each bulk still all or nothing on the
  * embedded store.  A handler can queue its write, return KYTOS_DEFERRED and
  * finish the request in done: no thread waits for the commit.
- * Ownership: the call takes over every ops[i].doc reference, whatever it
- * returns (do not use or put them afterwards; build them for this call);
- * ids and coll are copied.  Any error return (KYTOS_EINVAL for a bad op,
- * KYTOS_EFULL when too many writes are queued: answer 503, KYTOS_EUNAVAIL)
- * means done will not be called.  done must be short and must not wait for
- * another store write (it would wait for its own thread): publish events,
- * finish requests.  Check KYTOS_API_HAS(store_bulk_async) (ABI 1.1). */
+ * Ownership (hence _give): the call takes over every ops[i].doc reference,
+ * whatever it returns (do not use or put them afterwards; build them for
+ * this call); ids and coll are copied.  Any error return (KYTOS_EINVAL for
+ * a bad op, KYTOS_EFULL when too many writes are queued: answer 503,
+ * KYTOS_EUNAVAIL) means done will not be called.  done must be short and
+ * must not wait for another store write (it would wait for its own
+ * thread): publish events, finish requests.  ABI 1.1: a NApp whose
+ * KYTOS_NAPP_ABI_MIN_MINOR is 0 checks KYTOS_API_HAS(store_bulk_async). */
+static inline int kytos_store_bulk_async_give(kytos_napp *n, const char *coll,
+                                              const struct kytos_write *ops, size_t count,
+                                              kytos_store_done_fn done, void *ud,
+                                              struct kytos_error *err)
+{
+#if KYTOS_NAPP_ABI_MIN_MINOR < 1
+    /* a NApp that runs on ABI 1.0 hosts: no crash there, an error */
+    if (!KYTOS_API_HAS(store_bulk_async)) {
+        for (size_t i = 0; i < count; i++)
+            json_object_put(ops[i].doc);
+        if (err) {
+            static const char m[] = "the host has no store_bulk_async (ABI 1.1)";
+            for (size_t i = 0; i < sizeof m; i++)
+                err->message[i] = m[i];
+            err->code = KYTOS_ENOTSUP;
+        }
+        return KYTOS_ENOTSUP;
+    }
+#endif
+    return kytos__api->store_bulk_async(n, coll, ops, count, done, ud, err);
+}
+/* The old name of kytos_store_bulk_async_give, which did not say that it
+ * takes the documents.  Same call. */
+#if defined(__GNUC__)
+__attribute__((deprecated("use kytos_store_bulk_async_give (it takes the documents)")))
+#endif
 static inline int kytos_store_bulk_async(kytos_napp *n, const char *coll,
                                          const struct kytos_write *ops, size_t count,
                                          kytos_store_done_fn done, void *ud,
                                          struct kytos_error *err)
 {
-    return kytos__api->store_bulk_async(n, coll, ops, count, done, ud, err);
+    return kytos_store_bulk_async_give(n, coll, ops, count, done, ud, err);
 }
 /* Create an index if missing: keys {"field": 1, "other.field": -1}. */
 static inline int kytos_store_index(kytos_napp *n, const char *coll, const char *name,
@@ -102,5 +133,9 @@ static inline int kytos_store_index(kytos_napp *n, const char *coll, const char 
     return kytos__api->store_index(n, coll, name, keys, flags, err);
 }
 #endif /* KYTOS_HOST */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kytos_test_host kytos_test_host;
 typedef struct kytos_test_resp kytos_test_resp;
 
@@ -36,6 +40,14 @@ void kytos_test_host_free(kytos_test_host *th);  /* stops the NApps, removes the
 
 /* Load one NApp .so through the real loader (checks, init).  0 or negative. */
 int kytos_test_load(kytos_test_host *th, const char *so_path);
+/* Make NApps loaded from now on see an older host: the function table of
+ * ABI KYTOS_ABI_MAJOR.minor (fewer slots, a smaller struct_size), and the
+ * loader refuses those that need more.  For a NApp that declares an older
+ * KYTOS_NAPP_ABI_MIN_MINOR: its fallbacks (KYTOS_API_HAS false) run.
+ * Affects the whole process until called with KYTOS_ABI_MINOR (or -1) or
+ * the host is freed.  KYTOS_OK, or KYTOS_EINVAL for a minor above this
+ * host's. */
+int kytos_test_emulate_abi_minor(kytos_test_host *th, int minor);
 /* Start every loaded NApp (their start hooks). */
 int kytos_test_start(kytos_test_host *th);
 /* The loader's reason for the last refused NApp, or NULL. */
@@ -81,5 +93,9 @@ void kytos_test_store_hold(kytos_test_host *th, int on);
 /* Wait until at least n queued writes wait for the store's writer (while
  * held): 0, or KYTOS_ETIMEDOUT. */
 int kytos_test_store_await_queued(kytos_test_host *th, size_t n, unsigned timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,9 +1,13 @@
 /* kytos/types.h - opaque handles and the option structs of the ABI.
  *
- * NApps only ever hold pointers to the opaque handles.  The public structs
- * all begin with struct_size so that fields can be appended later: always
- * fill them with a compound literal, e.g.
+ * NApps only ever hold pointers to the opaque handles.  The option structs
+ * a NApp passes in all begin with uint32_t struct_size so that fields can be
+ * appended later: always fill them with a compound literal, e.g.
  *     &(struct kytos_route){ .struct_size = sizeof(struct kytos_route), ... }
+ * Two structs have no size and never change within ABI major 1: struct
+ * kytos_write (passed as an array, whose stride must not change) and
+ * struct kytos_error (errors.h; filled by the host).  Growing either takes
+ * a new struct and new slots.
  */
 #ifndef KYTOS_TYPES_H
 #define KYTOS_TYPES_H
@@ -11,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* obj[key] = val for a key that is a string literal and new in obj: json-c
  * keeps the pointer instead of a copy and skips its duplicate lookup (the
@@ -110,6 +118,7 @@ enum kytos_write_op {
     KYTOS_WRITE_DELETE = 4         /* delete; a missing document is not an error in bulk */
 };
 
+/* Fixed layout (see the top of this file). */
 struct kytos_write {
     int op;                        /* enum kytos_write_op */
     const char *id;                /* the document's _id */
@@ -120,5 +129,9 @@ struct kytos_write {
 struct kytos_error;
 /* The answer to kytos_store_bulk_async (store.h). */
 typedef void (*kytos_store_done_fn)(void *ud, int rc, const struct kytos_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

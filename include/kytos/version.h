@@ -10,6 +10,14 @@
  *        anyone subscribed to a name), event_take_content (a handler keeps
  *        its copy of the content); the "direct" event pool (a handler on
  *        the publisher's thread).
+ *   1.2  (no new slot) the descriptor's abi_minor became abi_min_minor, the
+ *        lowest minor the NApp needs (KYTOS_NAPP_ABI_MIN_MINOR, default the
+ *        headers' minor, which older NApps hold there): hosts load any NApp
+ *        whose minimum they meet; reserved[0] became openapi_len_fn; size
+ *        fields are all uint32_t struct_size (kytos_api.size and desc_size
+ *        renamed, same place and type).
+ *   1.3  napp_set_data_full: NApp data with a release function, run once
+ *        after a failed init (whatever step failed) or after stop.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.

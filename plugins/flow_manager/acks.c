@@ -162,7 +162,7 @@ static void queue_installed(struct confirm_job *j)
         ops[k].doc = k ? json_object_get(upd) : upd;
     }
     /* j is the callback's from here: it may be freed before this returns */
-    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
+    rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
     pthread_mutex_unlock(&ctx->order);
     free(ops);
     if (rc != KYTOS_OK) {

@@ -67,7 +67,7 @@ int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen
 /* fm_latest_check(expect), and on 1 the generation becomes gen, at once. */
 int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t expect, uint32_t gen);
 
-/* Queue ops (kytos_store_bulk_async: the docs are taken) after giving each
+/* Queue ops (kytos_store_bulk_async_give: the docs are taken) after giving each
  * op's id a fresh generation, under ctx->order; gens (n of them, or NULL)
  * receives them.  The same results. */
 int fm_store_ordered(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
@@ -129,7 +129,7 @@ void fm_flows_free(struct fm_flow *flows, size_t n);
 void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *batches, size_t nb, int force,
                 struct fm_result *res);
 
-/* An add whose store write is queued (kytos_store_bulk_async): the
+/* An add whose store write is queued (kytos_store_bulk_async_give): the
  * batches stay alive until release(a) runs, after reply(req, res) and the
  * request's finish, on the store's writer thread. */
 struct fm_async_add {

@@ -162,7 +162,7 @@ static int ordered_locked(struct fm_ctx *ctx, const struct kytos_write *ops, siz
         if (gens)
             gens[k] = first + (uint32_t)k;
     }
-    rc = kytos_store_bulk_async(ctx->napp, FM_COLL, ops, n, done, ud, err);
+    rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, n, done, ud, err);
     /* refused: nothing was written (the ids stay the caller's) */
     for (k = 0; rc != KYTOS_OK && k < n; k++)
         fm_latest_forget(ctx->pending, ops[k].id, first + (uint32_t)k);

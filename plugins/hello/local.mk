@@ -1,4 +1,6 @@
-# plugins/hello: the template NApp (copy this directory to start a NApp).
+# plugins/hello: the template NApp.  The same files build here, in tree, and
+# out of tree with this folder's own configure.ac and Makefile.am (used only
+# there), installed with `make install` to $(napptemplatedir).
 napps_LTLIBRARIES += plugins/hello.la
 plugins_hello_la_SOURCES = plugins/hello/hello.c
 nodist_plugins_hello_la_SOURCES = plugins/hello/openapi_spec.c
@@ -9,10 +11,15 @@ plugins/hello/openapi_spec.c: $(srcdir)/plugins/hello/openapi.yml $(top_srcdir)/
 	$(AM_V_GEN)mkdir -p plugins/hello && $(SHELL) $(top_srcdir)/scripts/kytos-embed $(srcdir)/plugins/hello/openapi.yml hello_openapi > $@
 BUILT_SOURCES += plugins/hello/openapi_spec.c
 CLEANFILES += plugins/hello/openapi_spec.c
-EXTRA_DIST += plugins/hello/openapi.yml plugins/hello/README.md
 
-check_PROGRAMS += tests/napps/test_hello
-TESTS += tests/napps/test_hello
-tests_napps_test_hello_SOURCES = tests/napps/test_hello.c
-tests_napps_test_hello_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
-tests_napps_test_hello_LDADD = libkytos-test.la $(TEST_LIBS)
+check_PROGRAMS += plugins/hello/test_hello
+TESTS += plugins/hello/test_hello
+plugins_hello_test_hello_SOURCES = plugins/hello/test_hello.c
+plugins_hello_test_hello_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+plugins_hello_test_hello_LDADD = libkytos-test.la $(TEST_LIBS)
+
+# The out-of-tree template: copy this folder, then autoreconf -fi && ./configure && make.
+napptemplatedir = $(pkgdatadir)/napp-template
+dist_napptemplate_DATA = plugins/hello/README.md plugins/hello/configure.ac \
+	plugins/hello/Makefile.am plugins/hello/hello.c plugins/hello/openapi.yml \
+	plugins/hello/test_hello.c
