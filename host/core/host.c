@@ -74,7 +74,7 @@ kh_workpool *kh_host_pool(kh_host *h, const char *name)
         unsigned n = pool_size(h->config, name, 16);
         p = kh_workpool_new(name, n, (size_t)n * 16);
         if (p) {
-            kh_workpool_set_target(p, (unsigned)kh_config_int(h->config, "api_queue_target_ms", 100));
+            kh_workpool_set_target(p, (unsigned)kh_config_int(h->config, "api_queue_target_ms"));
             snprintf(h->pools[h->npools].name, sizeof h->pools[0].name, "%s", name);
             h->pools[h->npools++].pool = p;
         }
@@ -148,26 +148,22 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     pthread_mutex_init(&h->reg_mu, NULL);
     pthread_cond_init(&h->refs_cv, NULL);
     pthread_mutex_init(&h->watch_mu, NULL);
-    snprintf(h->napps_dir, sizeof h->napps_dir, "%s", kh_config_str(cfg, "napps", "napps"));
+    if (kh_config_check(cfg, err, errlen) != 0)
+        goto fail;
+    snprintf(h->napps_dir, sizeof h->napps_dir, "%s", kh_config_str(cfg, "napps"));
     snprintf(h->data_dir, sizeof h->data_dir, "%s",
-             data_dir ? data_dir : kh_config_str(cfg, "data_dir", "."));
+             data_dir ? data_dir : kh_config_str(cfg, "data_dir"));
     if (mkdir_p(h->data_dir) != 0) {
         snprintf(err, errlen, "cannot create data directory %s: %s", h->data_dir, strerror(errno));
         goto fail;
     }
-    h->max_body = (size_t)kh_config_int(cfg, "api_max_body", 8 << 20);
-    h->handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms", 30000);
-    h->traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500", 1);
-    h->json_500 = kh_config_bool(cfg, "api_json_500", 0);
-    h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
-    h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
-    {
-        int64_t p = kh_config_int(cfg, "api_ipv6_client_prefix", 64);
-        h->client_v6_prefix = kh_client_prefix(p);
-        if ((int64_t)h->client_v6_prefix != p)
-            kh_log(LOGGER, KH_WARNING, "api_ipv6_client_prefix must be 1 to 128, not %lld: using %u",
-                   (long long)p, h->client_v6_prefix);
-    }
+    h->max_body = (size_t)kh_config_int(cfg, "api_max_body");
+    h->handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms");
+    h->traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500");
+    h->json_500 = kh_config_bool(cfg, "api_json_500");
+    h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms");
+    h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit");
+    h->client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix"));
     h->concurrency_limit = concurrency_limit(h);
     kh_shed_init(h);
     h->ratelimit = kh_ratelimit_new(h->rate_limit);
@@ -176,16 +172,16 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
                                   (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
     h->router = kh_router_new();
     if (h->api_pool)
-        kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms", 100));
+        kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms"));
     if (!h->api_pool || !h->router) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
     if (kh_store_open(&h->store, &(struct kh_store_opts){
-                          .backend = kh_config_str(cfg, "database", ""),
+                          .backend = kh_config_str(cfg, "database"),
                           .data_dir = h->data_dir,
                           .wait_for_server = 1,
-                          .sync = kh_config_str(cfg, "store_sync", "normal"),
+                          .sync = kh_config_str(cfg, "store_sync"),
                           .log = store_log},
                       &serr) != 0) {
         snprintf(err, errlen, "store: %s", serr.message);

@@ -462,11 +462,10 @@ static void mhd_panic(void *cls, const char *file, unsigned int line, const char
     abort();
 }
 
-/* A connection count setting: 0 (none) up to 1<<20. */
-static unsigned config_count(const kh_config *cfg, const char *key, int64_t dflt)
+/* A connection count setting: 0 (none) up to 1<<20 (conf_keys.c). */
+static unsigned config_count(const kh_config *cfg, const char *key)
 {
-    int64_t v = kh_config_int(cfg, key, dflt);
-    return v < 0 ? 0 : v > (1 << 20) ? (1u << 20) : (unsigned)v;
+    return (unsigned)kh_config_int(cfg, key);
 }
 
 static unsigned mhd_connection_limit(unsigned max_conns, long io)
@@ -505,10 +504,10 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
 {
     struct kh_http *s = calloc(1, sizeof *s);
     const kh_config *cfg = h->config;
-    const char *listen = kh_config_str(cfg, "listen", "0.0.0.0");
-    int64_t port = kh_config_int(cfg, "api_port", 8181);
-    long io = (long)kh_config_int(cfg, "api_io_threads", 0);
-    const char *poller = kh_config_str(cfg, "api_poller", "poll");
+    const char *listen = kh_config_str(cfg, "listen");
+    int64_t port = kh_config_int(cfg, "api_port");
+    long io = (long)kh_config_int(cfg, "api_io_threads");
+    const char *poller = kh_config_str(cfg, "api_poller");
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
                      (strcmp(poller, "epoll") == 0 ? MHD_USE_EPOLL : MHD_USE_POLL) |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
@@ -550,7 +549,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         }
         sl = sizeof *a4;
     }
-    s->listen_fd = listen_on(&ss, sl, (int)kh_config_int(cfg, "api_listen_backlog", 1024), err, errlen);
+    s->listen_fd = listen_on(&ss, sl, (int)kh_config_int(cfg, "api_listen_backlog"), err, errlen);
     if (s->listen_fd < 0) {
         char why[200];
         snprintf(why, sizeof why, "%s", err);
@@ -565,9 +564,9 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     if (io > 64)
         io = 64;
     MHD_set_panic_func(mhd_panic, NULL);
-    max_conns = config_count(cfg, "api_max_connections", 4096);
+    max_conns = config_count(cfg, "api_max_connections");
     raise_fd_limit(max_conns);
-    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024),
+    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit"),
                                  h->client_v6_prefix);
     s->idle = kh_idle_conns_new();
     if (!s->limits || !s->idle) {
@@ -578,7 +577,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms", 1000);
+    s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms");
     if (s->reclaim_idle_ms < 0)
         s->reclaim_idle_ms = -1;
     s->d = MHD_start_daemon(
@@ -590,8 +589,8 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
          * thread's share is kytosd's whole limit, plus room for connections
          * it is still closing */
         MHD_OPTION_CONNECTION_LIMIT, mhd_connection_limit(max_conns, io),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 16384),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout"),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory"),
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,

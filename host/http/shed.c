@@ -36,7 +36,7 @@ void kh_shed_init(kh_host *h)
     cpu_set_t set;
     int n = 0;
 
-    h->shed.target_ns = kh_config_int(h->config, "api_shed_latency_ms", 100) * 1000000LL;
+    h->shed.target_ns = kh_config_int(h->config, "api_shed_latency_ms") * 1000000LL;
     if (h->shed.target_ns < 0)
         h->shed.target_ns = 0;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
