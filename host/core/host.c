@@ -83,6 +83,12 @@ kh_workpool *kh_host_pool(kh_host *h, const char *name)
     return p ? p : h->api_pool;
 }
 
+/* The router resolves a route's pool once, when the route is added. */
+static struct kh_workpool *route_pool(void *h, const char *name)
+{
+    return kh_host_pool(h, name);
+}
+
 int kh_host_core_route(kh_host *h, const char *method, const char *path, kytos_handler handler,
                        void *ud, unsigned flags)
 {
@@ -170,7 +176,7 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     api_threads = pool_size(cfg, "api", 512);
     h->api_pool = kh_workpool_new("api", api_threads,
                                   (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
-    h->router = kh_router_new();
+    h->router = kh_router_new(route_pool, h);
     if (h->api_pool)
         kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms"));
     if (!h->api_pool || !h->router) {

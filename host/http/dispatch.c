@@ -501,7 +501,9 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
         return;
     }
     rt = r->match.route;
-    pool = (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) ? NULL : kh_host_pool(h, rt->pool);
+    /* the route's pool was resolved when it was added (kh_router_swap) */
+    pool = (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) ? NULL
+           : rt->wpool ? rt->wpool : h->api_pool;
     if (count_inflight && admit(r, pool) != 0) {
         complete_now(r);
         return;

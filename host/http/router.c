@@ -27,13 +27,17 @@ struct node {
 struct kh_router {
     pthread_rwlock_t mu;
     struct node *root;
+    kh_pool_resolver pool_of;
+    void *pool_ud;
 };
 
-kh_router *kh_router_new(void)
+kh_router *kh_router_new(kh_pool_resolver pool_of, void *pool_ud)
 {
     kh_router *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    r->pool_of = pool_of;
+    r->pool_ud = pool_ud;
     r->root = calloc(1, sizeof *r->root);
     if (!r->root) {
         free(r);
@@ -276,6 +280,10 @@ int kh_router_swap(kh_router *r, struct kh_route *routes, kytos_napp *replace, c
     struct kh_route *rt;
     int rc = 0;
 
+    /* outside the lock: the resolver may create the pool */
+    for (rt = routes; rt; rt = rt->next)
+        rt->wpool = r->pool_of && rt->pool && !(rt->flags & KYTOS_ROUTE_INLINE)
+                        ? r->pool_of(r->pool_ud, rt->pool) : NULL;
     pthread_rwlock_wrlock(&r->mu);
     /* First check every route against what stays, so a conflict changes nothing. */
     for (rt = routes; rt && rc == 0; rt = rt->next) {

@@ -71,7 +71,7 @@ static const char *match(kh_router *r, const char *method, const char *path)
 
 START_TEST(router_literal_beats_param_and_types)
 {
-    kh_router *r = kh_router_new();
+    kh_router *r = kh_router_new(NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/m/v2/evc/{circuit_id}"), *b = mk("GET", "/api/k/m/v2/evc/schedule"),
                     *c = mk("GET", "/api/k/t/n/{n:int}"), *d = mk("GET", "/api/k/t/f/{x:path}"),
                     *e = mk("POST", "/api/k/m/v2/evc/");
@@ -96,9 +96,44 @@ START_TEST(router_literal_beats_param_and_types)
 }
 END_TEST
 
+/* A route's pool is resolved once, when the route is added, not per request. */
+static int resolved;
+static struct kh_workpool *fake_pool(void *ud, const char *name)
+{
+    resolved++;
+    ck_assert_str_eq(name, "slow");
+    return ud;
+}
+
+START_TEST(router_resolves_pools_when_routes_are_added)
+{
+    static char pool_token;
+    kh_router *r = kh_router_new(fake_pool, &pool_token);
+    struct kh_route *a = mk("GET", "/api/k/p/v1/a"), *b = mk("GET", "/api/k/p/v1/b"),
+                    *c = mk("GET", "/api/k/p/v1/c");
+    char err[200];
+
+    a->pool = strdup("slow");
+    c->pool = strdup("slow");
+    c->flags = KYTOS_ROUTE_INLINE;       /* inline: runs on no pool */
+    a->next = b; b->next = c;
+    ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(resolved, 1);
+    ck_assert_ptr_eq(a->wpool, (struct kh_workpool *)&pool_token);
+    ck_assert_ptr_null(b->wpool);        /* no pool named: the api pool */
+    ck_assert_ptr_null(c->wpool);
+    ck_assert_str_eq(match(r, "GET", "/api/k/p/v1/a"), "/api/k/p/v1/a");
+    ck_assert_int_eq(resolved, 1);       /* matching looks nothing up */
+    kh_router_free(r);
+    free(a->pool);
+    free(c->pool);
+    rfree(a); rfree(b); rfree(c);
+}
+END_TEST
+
 START_TEST(router_refuses_conflicts_and_bad_templates)
 {
-    kh_router *r = kh_router_new();
+    kh_router *r = kh_router_new(NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/a/v1/"), *b = mk("GET", "/api/k/a/v1");
     char err[200];
     ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
@@ -684,6 +719,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, router_literal_beats_param_and_types);
     tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
+    tcase_add_test(tc, router_resolves_pools_when_routes_are_added);
     tcase_add_test(tc, target_decodes_per_segment);
     tcase_add_test(tc, headers_are_copies_that_outlive_the_answer);
     tcase_add_test(tc, query_pairs_are_bounded);
