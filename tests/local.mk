@@ -36,4 +36,7 @@ tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
 # docs/configuration.md is generated from host/util/conf_keys.c.
 TESTS += tests/host/config_reference.sh
 EXTRA_DIST += tests/host/config_reference.sh docs/configuration.md
+# host/{util,events,store,http} do not reach up to the host object.
+TESTS += tests/host/check_layers.sh
+EXTRA_DIST += tests/host/check_layers.sh
 EXTRA_DIST += tests/fuzz/run-fuzz.sh

@@ -17,23 +17,21 @@
 
 #define LOGGER "kytos.core.controller"
 
-int64_t kh_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t kh_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 kh_store *kh_host_store(const kh_host *h) { return h->store; }
 kh_bus *kh_host_bus(const kh_host *h) { return h->bus; }
 const kh_config *kh_host_config(const kh_host *h) { return h->config; }
+kh_host *kh_req_host(const kytos_req *r) { return r->ctx ? r->ctx->owner : NULL; }
+
+static const struct kh_napp_ops napp_ops = {
+    .ref = kh_napp_ref,
+    .unref = kh_napp_unref,
+    .is_active = kh_napp_is_active,
+    .id = kh_napp_id,
+    .logger = kh_napp_logger,
+    .crashed = kh_napp_crashed,
+};
+
+const struct kh_napp_ops *kh_host_napp_ops(void) { return &napp_ops; }
 
 static int mkdir_p(const char *path)
 {
@@ -119,6 +117,13 @@ int kh_host_core_route(kh_host *h, const char *method, const char *path, kytos_h
     return KYTOS_OK;
 }
 
+/* kh_host_core_route for the subsystems that serve core routes. */
+static int core_route_add(void *h, const char *method, const char *path, kytos_handler handler,
+                          void *ud, unsigned flags)
+{
+    return kh_host_core_route(h, method, path, handler, ud, flags);
+}
+
 static int64_t concurrency_limit(kh_host *h)
 {
     struct json_object *v = kh_config_get(h->config, "api_concurrency_limit");
@@ -153,7 +158,7 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     pthread_mutex_init(&h->load_mu, NULL);
     pthread_mutex_init(&h->reg_mu, NULL);
     pthread_cond_init(&h->refs_cv, NULL);
-    pthread_mutex_init(&h->watch_mu, NULL);
+    pthread_mutex_init(&h->web.watch_mu, NULL);
     if (kh_config_check(cfg, err, errlen) != 0)
         goto fail;
     snprintf(h->napps_dir, sizeof h->napps_dir, "%s", kh_config_str(cfg, "napps"));
@@ -163,26 +168,31 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
         snprintf(err, errlen, "cannot create data directory %s: %s", h->data_dir, strerror(errno));
         goto fail;
     }
-    h->max_body = (size_t)kh_config_int(cfg, "api_max_body");
-    h->handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms");
-    h->traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500");
-    h->json_500 = kh_config_bool(cfg, "api_json_500");
+    h->web.max_body = (size_t)kh_config_int(cfg, "api_max_body");
+    h->web.handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms");
+    h->web.traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500");
+    h->web.json_500 = kh_config_bool(cfg, "api_json_500");
     h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms");
-    h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit");
-    h->client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix"));
-    h->concurrency_limit = concurrency_limit(h);
-    kh_shed_init(h);
-    h->ratelimit = kh_ratelimit_new(h->rate_limit);
+    h->web.rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit");
+    h->web.client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix"));
+    h->web.concurrency_limit = concurrency_limit(h);
+    kh_shed_init(&h->web, kh_config_int(cfg, "api_shed_latency_ms"));
+    h->web.ratelimit = kh_ratelimit_new(h->web.rate_limit);
     api_threads = pool_size(cfg, "api", 512);
     h->api_pool = kh_workpool_new("api", api_threads,
-                                  (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
-    h->router = kh_router_new(route_pool, h);
+                                  (size_t)(h->web.concurrency_limit > 0 ? h->web.concurrency_limit : 1024) + 64);
+    h->router = kh_router_new(route_pool, h, &napp_ops);
     if (h->api_pool)
         kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms"));
     if (!h->api_pool || !h->router) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* what the REST front door gets from the host (http/http_ctx.h) */
+    h->web.router = h->router;
+    h->web.api_pool = h->api_pool;
+    h->web.napps = &napp_ops;
+    h->web.owner = h;
     if (kh_store_open(&h->store, &(struct kh_store_opts){
                           .backend = kh_config_str(cfg, "database"),
                           .data_dir = h->data_dir,
@@ -193,14 +203,14 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
         snprintf(err, errlen, "store: %s", serr.message);
         goto fail;
     }
-    h->bus = kh_bus_new(h, cfg, err, errlen);
+    h->bus = kh_bus_new(cfg, &napp_ops, err, errlen);
     if (!h->bus)
         goto fail;
-    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, h) != 0) {
+    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, core_route_add, h) != 0) {
         snprintf(err, errlen, "cannot register the core routes");
         goto fail;
     }
-    if (kh_watchdog_start(h) != 0) {
+    if (kh_watchdog_start(&h->web) != 0) {
         snprintf(err, errlen, "cannot start the watchdog thread");
         goto fail;
     }
@@ -242,7 +252,7 @@ void kh_host_free(kh_host *h)
         return;
     if (h->router)
         kh_host_stop(h);
-    kh_watchdog_stop(h);
+    kh_watchdog_stop(&h->web);
     kh_workpool_free(h->api_pool);
     for (i = 0; i < h->npools; i++)
         kh_workpool_free(h->pools[i].pool);
@@ -260,14 +270,14 @@ void kh_host_free(kh_host *h)
         free(r);
     }
     kh_registry_free(h);
-    kh_ratelimit_free(h->ratelimit);
+    kh_ratelimit_free(h->web.ratelimit);
     json_object_put(h->disabled);
     kh_config_free(h->config);
     pthread_mutex_destroy(&h->pools_mu);
     pthread_mutex_destroy(&h->load_mu);
     pthread_mutex_destroy(&h->reg_mu);
     pthread_cond_destroy(&h->refs_cv);
-    pthread_mutex_destroy(&h->watch_mu);
+    pthread_mutex_destroy(&h->web.watch_mu);
     free(h);
 }
 
@@ -312,15 +322,15 @@ struct json_object *kh_host_status(kh_host *h)
         json_object_object_add(o, "thread_pool_qsize", json_object_new_object());
     json_object_object_add(o, "core_task_status", json_object_new_object());
     json_object_object_add(o, "napps", kh_napps_status(h));
-    json_object_object_add(http, "requests_served", json_object_new_int64((int64_t)atomic_load(&h->served)));
-    json_object_object_add(http, "in_flight", json_object_new_int64(atomic_load(&h->in_flight)));
-    json_object_object_add(http, "concurrency_limit", json_object_new_int64(h->concurrency_limit));
-    json_object_object_add(http, "rejected_503", json_object_new_int64((int64_t)atomic_load(&h->rejected_503)));
-    json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->rejected_429)));
-    json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->timeouts_504)));
-    json_object_object_add(http, "reclaimed_idle", json_object_new_int64((int64_t)atomic_load(&h->reclaimed_idle)));
-    json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->errors_500)));
-    json_object_object_add(http, "overload", kh_shed_status(h));
+    json_object_object_add(http, "requests_served", json_object_new_int64((int64_t)atomic_load(&h->web.served)));
+    json_object_object_add(http, "in_flight", json_object_new_int64(atomic_load(&h->web.in_flight)));
+    json_object_object_add(http, "concurrency_limit", json_object_new_int64(h->web.concurrency_limit));
+    json_object_object_add(http, "rejected_503", json_object_new_int64((int64_t)atomic_load(&h->web.rejected_503)));
+    json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->web.rejected_429)));
+    json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->web.timeouts_504)));
+    json_object_object_add(http, "reclaimed_idle", json_object_new_int64((int64_t)atomic_load(&h->web.reclaimed_idle)));
+    json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->web.errors_500)));
+    json_object_object_add(http, "overload", kh_shed_status(&h->web));
     json_object_object_add(o, "http", http);
     pools = json_object_new_object();
     json_object_object_add(pools, "api", kh_workpool_status(h->api_pool));

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
         return 1;
     }
     kh_napps_load_all(h);
-    h->http = kh_http_start(h, err, sizeof err);
+    h->http = kh_http_start(&h->web, h->config, err, sizeof err);
     if (!h->http) {
         kh_log(LOGGER, KH_CRITICAL, "cannot start the API server: %s", err);
         kh_host_free(h);
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
     pthread_detach(forcer);
     kh_watcher_stop(h->watcher);
     h->watcher = NULL;
-    atomic_store(&h->draining, 1);
+    atomic_store(&h->web.draining, 1);
     kh_http_stop(h->http, h->shutdown_timeout_ms);
     h->http = NULL;
     kh_host_stop(h);

@@ -31,7 +31,7 @@
 #define LOGGER "kytos.core.api_server"
 
 struct kh_http {
-    kh_host *host;
+    struct kh_http_ctx *ctx;
     struct MHD_Daemon *d;
     unsigned port;
     atomic_int_fast64_t connections;
@@ -86,7 +86,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
         struct sockaddr_storage old;
         if (kh_idle_reclaim(s->idle, kh_mono_ns() / 1000000, s->reclaim_idle_ms, &old) == 0) {
             kh_connlimit_put(s->limits, (const struct sockaddr *)&old);
-            atomic_fetch_add(&s->host->reclaimed_idle, 1);
+            atomic_fetch_add(&s->ctx->reclaimed_idle, 1);
             v = kh_connlimit_take(s->limits, addr);
         }
     }
@@ -97,12 +97,12 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
         return 0;
     }
     addr_text(addr, body, sizeof body);
-    kh_client_group_text(body, s->host->client_v6_prefix, peer, sizeof peer);
+    kh_client_group_text(body, s->ctx->client_v6_prefix, peer, sizeof peer);
     if (v == KH_CONN_TOTAL) {
-        atomic_fetch_add(&s->host->rejected_503, 1);
+        atomic_fetch_add(&s->ctx->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
     } else {
-        atomic_fetch_add(&s->host->rejected_429, 1);
+        atomic_fetch_add(&s->ctx->rejected_429, 1);
         snprintf(body, sizeof body,
                  "{\"description\": \"Too Many Requests: more than %u connections from %s\", \"code\": 429}",
                  kh_connlimit_max_per_ip(s->limits), peer);
@@ -157,7 +157,7 @@ static const char *http_header(const kytos_req *r, const char *name)
 static void http_complete(kytos_req *r)
 {
     struct http_ctx *c = r->tp_ctx;
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
 
     atomic_store(&c->ready, 1);
     /* (seq_cst both sides: kh_http_stop sets http_stopped, then waits for
@@ -213,7 +213,7 @@ static void peer_text(struct MHD_Connection *conn, char *out)
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct kh_http *s = cls;
-    kytos_req *r = kh_req_new(s->host, &http_transport, NULL);
+    kytos_req *r = kh_req_new(s->ctx, &http_transport, NULL);
     struct http_ctx *c;
     struct conn_rec *rec;
 
@@ -300,7 +300,7 @@ static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
     MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
     for (i = 0; i < r->nresp_headers; i++)
         MHD_add_response_header(resp, r->resp_headers[i].name, r->resp_headers[i].value);
-    if (r->close_connection || atomic_load(&s->host->draining))
+    if (r->close_connection || atomic_load(&s->ctx->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(c->conn, r->status ? r->status : 500, resp);
     MHD_destroy_response(resp);
@@ -347,7 +347,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                 kh_resp_error(r, 413, "Request body larger than %zu bytes", r->body_limit);
                 r->close_connection = 1;
                 r->state = KH_REQ_COMPLETED;
-                atomic_fetch_add(&s->host->served, 1);
+                atomic_fetch_add(&s->ctx->served, 1);
                 return queue_response(s, r);
             }
         }
@@ -500,10 +500,9 @@ static void raise_fd_limit(unsigned max_conns)
                (unsigned long long)rl.rlim_cur, max_conns);
 }
 
-struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
+struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char *err, size_t errlen)
 {
     struct kh_http *s = calloc(1, sizeof *s);
-    const kh_config *cfg = h->config;
     const char *listen = kh_config_str(cfg, "listen");
     int64_t port = kh_config_int(cfg, "api_port");
     long io = (long)kh_config_int(cfg, "api_io_threads");
@@ -520,7 +519,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    s->host = h;
+    s->ctx = h;
     if (port < 0 || port > 65535) {
         snprintf(err, errlen, "api_port %lld out of range", (long long)port);
         free(s);
@@ -637,15 +636,15 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     /* requests in flight finish (or the watchdog answers 504 for them),
      * and their answers are written: a request stops counting in_flight
      * when its answer is final, a little before MHD has sent it */
-    while (atomic_load(&s->host->in_flight) > 0 && kh_mono_ns() < deadline) {
+    while (atomic_load(&s->ctx->in_flight) > 0 && kh_mono_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
     }
     /* what is still waiting for its handler is answered 503 now:
      * libmicrohttpd cannot stop with a connection suspended (it panics),
      * and the client gets an answer rather than a closed connection */
-    if (atomic_load(&s->host->in_flight) > 0) {
-        kh_dispatch_answer_all(s->host, 503, "kytosd is shutting down");
+    if (atomic_load(&s->ctx->in_flight) > 0) {
+        kh_dispatch_answer_all(s->ctx, 503, "kytosd is shutting down");
         deadline = kh_mono_ns() + 1000000000LL;   /* for the answers to go out */
     }
     /* (a client that never finishes sending its request is not waited for
@@ -658,8 +657,8 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     }
     /* a handler still running past this point answers into the void: its
      * connection goes with the daemon (libmicrohttpd frees suspended ones) */
-    atomic_store(&s->host->http_stopped, 1);
-    while (atomic_load(&s->host->http_resuming) > 0)
+    atomic_store(&s->ctx->http_stopped, 1);
+    while (atomic_load(&s->ctx->http_resuming) > 0)
         sched_yield();
     MHD_stop_daemon(s->d);
     kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */

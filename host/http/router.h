@@ -9,11 +9,13 @@
  * Thread safety: lookups take a read lock; adding and removing routes take
  * the write lock, so a NApp's routes appear and disappear atomically.  A
  * match holds a reference on the route's NApp (released by the caller with
- * kh_match_release), so the route stays valid while the request runs. */
+ * kh_match_release), so the route stays valid while the request runs.
+ * NApps are reached through the kh_napp_ops given to kh_router_new (NULL
+ * for a router that holds only core routes, as in unit tests). */
 #ifndef KH_ROUTER_H
 #define KH_ROUTER_H
 
-#include "core/host.h"
+#include "util/base.h"
 
 #define KH_MAX_PARAMS 16
 
@@ -49,6 +51,7 @@ struct kh_param {
 
 struct kh_match {
     struct kh_route *route;     /* NULL: see status */
+    const struct kh_napp_ops *napps;   /* the router's, to release the NApp */
     unsigned status;            /* 0 matched, 404, 405 */
     char allow[96];             /* 405: the methods the path has */
     size_t nparams;
@@ -58,7 +61,7 @@ struct kh_match {
 
 /* pool_of (may be NULL) resolves each added route's pool by name, once,
  * so a request finds its pool without a lookup. */
-kh_router *kh_router_new(kh_pool_resolver pool_of, void *pool_ud);
+kh_router *kh_router_new(kh_pool_resolver pool_of, void *pool_ud, const struct kh_napp_ops *napps);
 void kh_router_free(kh_router *r);
 
 /* Parse and check a template ("/api/u/n/v2/evc/{id}").  0, or -1 with a

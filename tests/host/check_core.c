@@ -71,7 +71,7 @@ static const char *match(kh_router *r, const char *method, const char *path)
 
 START_TEST(router_literal_beats_param_and_types)
 {
-    kh_router *r = kh_router_new(NULL, NULL);
+    kh_router *r = kh_router_new(NULL, NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/m/v2/evc/{circuit_id}"), *b = mk("GET", "/api/k/m/v2/evc/schedule"),
                     *c = mk("GET", "/api/k/t/n/{n:int}"), *d = mk("GET", "/api/k/t/f/{x:path}"),
                     *e = mk("POST", "/api/k/m/v2/evc/");
@@ -108,7 +108,7 @@ static struct kh_workpool *fake_pool(void *ud, const char *name)
 START_TEST(router_resolves_pools_when_routes_are_added)
 {
     static char pool_token;
-    kh_router *r = kh_router_new(fake_pool, &pool_token);
+    kh_router *r = kh_router_new(fake_pool, &pool_token, NULL);
     struct kh_route *a = mk("GET", "/api/k/p/v1/a"), *b = mk("GET", "/api/k/p/v1/b"),
                     *c = mk("GET", "/api/k/p/v1/c");
     char err[200];
@@ -133,7 +133,7 @@ END_TEST
 
 START_TEST(router_refuses_conflicts_and_bad_templates)
 {
-    kh_router *r = kh_router_new(NULL, NULL);
+    kh_router *r = kh_router_new(NULL, NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/a/v1/"), *b = mk("GET", "/api/k/a/v1");
     char err[200];
     ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
