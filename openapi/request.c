@@ -106,8 +106,12 @@ static const char *in_name(enum koa_in in)
 
 /* ---- the error body ------------------------------------------------- */
 
+/* One entry of "errors".  field: the member a "required" or
+ * "additionalProperties" error is about (the pointer is then the object
+ * that misses it or holds it), or NULL. */
 static json_object *err_entry(const char *in, const char *name,
-                              const char *pointer, const char *message)
+                              const char *pointer, const char *field,
+                              const char *message)
 {
     json_object *e = json_object_new_object();
     if (!e)
@@ -116,6 +120,8 @@ static json_object *err_entry(const char *in, const char *name,
     if (name)
         json_object_object_add(e, "name", json_object_new_string(name));
     json_object_object_add(e, "pointer", json_object_new_string(pointer ? pointer : ""));
+    if (field)
+        json_object_object_add(e, "field", json_object_new_string(field));
     json_object_object_add(e, "message", json_object_new_string(message ? message : ""));
     return e;
 }
@@ -142,32 +148,50 @@ static json_object *issues_body(const struct issues *is)
     size_t i, j;
 
     koa_buf_init(&d);
-    switch (first->kind) {
-    case I_MISSING:
-        koa_buf_adds(&d, first->message ? first->message : "");
-        break;
-    case I_PLAIN:
-        koa_buf_adds(&d, INVALID_DATA);
-        break;
-    case I_SCHEMA:
-        koa_buf_adds(&d, INVALID_DATA);
-        for (j = 0; j < first->errs.n; j++)
-            koa_buf_printf(&d, ", %s for field %s.", first->errs.v[j].message,
-                           first->errs.v[j].field);
-        break;
+    if (first->kind != I_MISSING && !strcmp(first->in, "path")) {
+        /* Kytos says "The request body contains invalid API data." here
+         * too, about a value that is not in the body: name it instead */
+        koa_buf_printf(&d, "Invalid path parameter: %s", first->name);
+        if (first->kind == I_PLAIN && first->message)
+            koa_buf_printf(&d, ", %s", first->message);
+        for (j = 0; first->kind == I_SCHEMA && j < first->errs.n; j++)
+            koa_buf_printf(&d, ", %s", first->errs.v[j].message);
+        koa_buf_adds(&d, ".");
+    } else {
+        switch (first->kind) {
+        case I_MISSING:
+            koa_buf_adds(&d, first->message ? first->message : "");
+            break;
+        case I_PLAIN:
+            koa_buf_adds(&d, INVALID_DATA);
+            break;
+        case I_SCHEMA:
+            koa_buf_adds(&d, INVALID_DATA);
+            for (j = 0; j < first->errs.n; j++)
+                koa_buf_printf(&d, ", %s for field %s.", first->errs.v[j].message,
+                               first->errs.v[j].field);
+            break;
+        }
     }
     for (i = 0; errors && i < is->n; i++) {
         const struct issue *x = &is->v[i];
         if (x->kind != I_SCHEMA) {
-            json_object_array_add(errors, err_entry(x->in, x->name, "", x->message));
+            json_object_array_add(errors, err_entry(x->in, x->name, "", NULL, x->message));
             continue;
         }
-        for (j = 0; j < x->errs.n; j++)
-            json_object_array_add(errors, err_entry(x->in, x->name,
-                                                    x->errs.v[j].pointer,
-                                                    x->errs.v[j].message));
+        for (j = 0; j < x->errs.n; j++) {
+            const struct koa_verr *v = &x->errs.v[j];
+            size_t m;
+            if (!v->nmembers)
+                json_object_array_add(errors, err_entry(x->in, x->name, v->pointer, NULL,
+                                                        v->message));
+            /* one entry per member: each names its field */
+            for (m = 0; m < v->nmembers; m++)
+                json_object_array_add(errors, err_entry(x->in, x->name, v->pointer,
+                                                        v->members[m], v->message));
+        }
         if (x->errs.truncated)
-            json_object_array_add(errors, err_entry(x->in, x->name, "",
+            json_object_array_add(errors, err_entry(x->in, x->name, "", NULL,
                                                     "more errors not reported "
                                                     "(error limit reached)"));
     }
@@ -588,7 +612,7 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
         snprintf(msg, sizeof msg, "Request body larger than %zu bytes",
                  op->spec->opts.max_body_bytes);
         if (errors)
-            json_object_array_add(errors, err_entry("body", NULL, "", msg));
+            json_object_array_add(errors, err_entry("body", NULL, "", NULL, msg));
         res->status = 413;
         res->error = error_body(413, msg, errors);
         return res->status;
@@ -605,7 +629,7 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
             koa_buf_printf(&d, "Expected Content-Type: application/json, got: %s",
                            req->content_type ? req->content_type : "None");
             if (errors)
-                json_object_array_add(errors, err_entry("header", "Content-Type", "",
+                json_object_array_add(errors, err_entry("header", "Content-Type", "", NULL,
                                                         koa_buf_str(&d)));
             res->status = 415;
             res->error = error_body(415, koa_buf_str(&d), errors);

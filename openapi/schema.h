@@ -173,6 +173,11 @@ struct koa_verr {
     char *message;   /* jsonschema wording */
     const char *keyword;
     const char *schema_ptr;
+    /* the member names it is about, for "required" (the missing one) and
+     * "additionalProperties" (the unexpected ones); the pointer is then
+     * the object's */
+    char **members;
+    size_t nmembers;
 };
 
 struct koa_vlimits {

@@ -66,10 +66,33 @@ static void build_paths(const struct seg *s, struct koa_buf *ptr,
         free(v);
 }
 
+static void add_err_members(struct vctx *c, const struct seg *s, const char *kw,
+                            const struct koa_node *n, struct koa_buf *msg,
+                            const char **members, size_t nmembers);
+
 /* Record msg (taken) at location s. */
 static void add_err(struct vctx *c, const struct seg *s, const char *kw,
                     const struct koa_node *n, struct koa_buf *msg)
 {
+    add_err_members(c, s, kw, n, msg, NULL, 0);
+}
+
+static void free_members(char **v, size_t n)
+{
+    size_t i;
+    for (i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Record msg (taken) at location s, about these members of the object
+ * at s (copied). */
+static void add_err_members(struct vctx *c, const struct seg *s, const char *kw,
+                            const struct koa_node *n, struct koa_buf *msg,
+                            const char **members, size_t nmembers)
+{
+    char **mv = NULL;
+    size_t i;
     struct koa_verrs *e = c->errs;
     struct koa_verr *r;
     struct koa_buf ptr, field;
@@ -106,10 +129,20 @@ static void add_err(struct vctx *c, const struct seg *s, const char *kw,
     r->field = koa_buf_take(&field);
     r->keyword = kw;
     r->schema_ptr = n ? n->ptr : NULL;
-    if (!r->message || !r->pointer || !r->field) {
+    if (nmembers && (mv = calloc(nmembers, sizeof *mv)))
+        for (i = 0; i < nmembers; i++)
+            if (!(mv[i] = strdup(members[i]))) {
+                free_members(mv, nmembers);
+                mv = NULL;
+                break;
+            }
+    r->members = mv;
+    r->nmembers = mv ? nmembers : 0;
+    if (!r->message || !r->pointer || !r->field || (nmembers && !mv)) {
         free(r->message);
         free(r->pointer);
         free(r->field);
+        free_members(mv, nmembers);
         c->stop = true;
         return;
     }
@@ -130,6 +163,7 @@ void koa_verrs_free(struct koa_verrs *e)
         free(e->v[i].message);
         free(e->v[i].pointer);
         free(e->v[i].field);
+        free_members(e->v[i].members, e->v[i].nmembers);
     }
     free(e->v);
     e->v = NULL;
@@ -835,9 +869,9 @@ static COLD bool kw_additional(struct vctx *c, const struct koa_node *n,
             }
             koa_buf_adds(&m, nx == 1 ? " was unexpected)" : " were unexpected)");
         }
+        add_err_members(c, s, "additionalProperties", n, &m, extras, nx);
         if (extras != small)
             free(extras);
-        add_err(c, s, "additionalProperties", n, &m);
         return false;
     }
 }
@@ -866,7 +900,7 @@ static COLD bool kw_required(struct vctx *c, const struct koa_node *n,
         koa_buf_init(&m);
         koa_pyrepr_str(&m, name, strlen(name));
         koa_buf_adds(&m, " is a required property");
-        add_err(c, s, "required", n, &m);
+        add_err_members(c, s, "required", n, &m, &name, 1);
         ok = false;
     }
     return ok;

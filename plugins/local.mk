@@ -21,3 +21,4 @@ clean-napps-dir:
 .PHONY: napps-dir clean-napps-dir
 include plugins/simnet/local.mk
 include plugins/topology/local.mk
+include plugins/of_core/local.mk

@@ -1,7 +1,7 @@
 # (empty for now)
 # Test-only NApps (not installed) and the host's tests.
 check_LTLIBRARIES += tests/napps/testkit.la tests/napps/failinit.la tests/napps/needsdep.la \
-	tests/napps/notanapp.la
+	tests/napps/notanapp.la tests/napps/badroute.la
 TESTNAPP_LINK = $(NAPP_LINK) -rpath /nowhere
 tests_napps_testkit_la_SOURCES = tests/napps/testkit.c
 tests_napps_testkit_la_CFLAGS = $(NAPP_CC)
@@ -10,6 +10,10 @@ tests_napps_testkit_la_LIBADD = $(JSONC_LIBS)
 tests_napps_failinit_la_SOURCES = tests/napps/failinit.c
 tests_napps_failinit_la_CFLAGS = $(NAPP_CC)
 tests_napps_failinit_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_badroute_la_SOURCES = tests/napps/badroute.c
+tests_napps_badroute_la_CFLAGS = $(NAPP_CC)
+tests_napps_badroute_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_badroute_la_LIBADD = $(JSONC_LIBS)
 tests_napps_needsdep_la_SOURCES = tests/napps/needsdep.c
 tests_napps_needsdep_la_CFLAGS = $(NAPP_CC)
 tests_napps_needsdep_la_LDFLAGS = $(TESTNAPP_LINK)
@@ -40,3 +44,8 @@ EXTRA_DIST += tests/host/config_reference.sh docs/configuration.md
 TESTS += tests/host/check_layers.sh
 EXTRA_DIST += tests/host/check_layers.sh
 EXTRA_DIST += tests/fuzz/run-fuzz.sh
+
+# Real Open vSwitch (userspace datapath) in a private directory: the harness
+# every southbound test uses, checked on its own.  SKIP without OVS or root.
+TESTS += tests/ovs/test_ovs_harness.py
+EXTRA_DIST += tests/ovs/test_ovs_harness.py tests/ovs/ovs_harness.py

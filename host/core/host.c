@@ -321,7 +321,15 @@ struct json_object *kh_host_status(kh_host *h)
     else
         json_object_object_add(o, "thread_pool_qsize", json_object_new_object());
     json_object_object_add(o, "core_task_status", json_object_new_object());
-    json_object_object_add(o, "napps", kh_napps_status(h));
+    {
+        /* "napps" by NApp id, "napp_files" by file path (loader.c) */
+        struct json_object *ns = kh_napps_status(h), *part;
+        if (json_object_object_get_ex(ns, "napps", &part))
+            json_object_object_add(o, "napps", json_object_get(part));
+        if (json_object_object_get_ex(ns, "napp_files", &part))
+            json_object_object_add(o, "napp_files", json_object_get(part));
+        json_object_put(ns);
+    }
     json_object_object_add(http, "requests_served", json_object_new_int64((int64_t)atomic_load(&h->web.served)));
     json_object_object_add(http, "in_flight", json_object_new_int64(atomic_load(&h->web.in_flight)));
     json_object_object_add(http, "concurrency_limit", json_object_new_int64(h->web.concurrency_limit));

@@ -21,9 +21,22 @@
 struct kh_record {              /* one file seen in the napps directory */
     char *file;
     char id[130];
-    char version[64];
-    char state[16];             /* enabled, refused, waiting, disabled, unloaded */
+    char version[64];               /* of what serves (or served) from this file */
+    char state[16];             /* enabled, refused, waiting, disabled, unloaded, crashed */
     char reason[512];
+    int duplicate;              /* refused: another file holds the same NApp id */
+    /* A newer copy of the file that was refused while an earlier version
+     * from it serves, or could serve again (good_fd): state and version
+     * stay that version's. */
+    int has_rejected;
+    char rejected_state[16];    /* refused, waiting */
+    char rejected_version[64];
+    char rejected_reason[512];
+    struct kh_file_stamp {
+        unsigned long long dev, ino, size, mtime_ns;
+    } rejected_stamp;           /* the refused copy, to know it again */
+    int good_fd;                /* the image that last loaded from this file (an
+                                 * unlinked private copy), or -1 */
     struct kh_record *next;
 };
 

@@ -855,8 +855,10 @@ void kh_bus_shutdown(kh_bus *b, int deadline_ms)
             return;
     } while (!atomic_compare_exchange_weak(&b->state, &st, BUS_STOPPING));
 
-    /* kytos/core.shutdown: once, on app, after what is already queued */
-    if ((e = kh_ev_new("kytos/core.shutdown", NULL, 0))) {
+    /* kytos/core.shutdown: once, on app, after what is already queued.
+     * Not from a bus that never started: no handler ever runs to get it
+     * (nor what was queued before start, discarded quietly below). */
+    if (st == BUS_RUNNING && (e = kh_ev_new("kytos/core.shutdown", NULL, 0))) {
         e->flags |= KH_EV_CORE_SHUTDOWN;
         if (b->observer)
             b->observer(b->observer_ud, e->name, e->content);
@@ -887,10 +889,16 @@ void kh_bus_shutdown(kh_bus *b, int deadline_ms)
         atomic_store(&b->aborting, 1);
         for (i = 0; i < b->nbufs; i++)
             dropped += kh_buffer_abort(b->bufs[i].buf);
-        atomic_fetch_add(&b->dropped, dropped);
         outstanding_done(b, (long)dropped);
-        kh_log(LOGGER, KH_WARNING, "shutdown deadline (%d ms) passed: %zu queued events dropped, "
-               "queued handler runs skipped", deadline_ms, dropped);
+        if (st == BUS_RUNNING) {
+            atomic_fetch_add(&b->dropped, dropped);
+            kh_log(LOGGER, KH_WARNING, "shutdown deadline (%d ms) passed: %zu queued events "
+                   "dropped, queued handler runs skipped", deadline_ms, dropped);
+        } else {
+            /* nothing ever ran: nothing was lost that was due to run */
+            kh_log(LOGGER, KH_DEBUG, "the bus never started: %zu events published before start "
+                   "discarded undelivered", dropped);
+        }
     }
     for (i = 0; i < b->nbufs; i++) {
         if (b->bufs[i].started)

@@ -354,15 +354,27 @@ static int check_body(kytos_req *r)
 
 /* ---- running the handler ---- */
 
-static void answer_500(kytos_req *r, int rc)
+/* A handler that failed: its client reads what happened, in words
+ * ("failed", or `without` when it gave no response: "returned without
+ * setting a response"); the status code it returned goes to the log only. */
+static void answer_500(kytos_req *r, int rc, const char *without)
 {
     struct kh_http_ctx *h = r->ctx;
     const struct kh_route *rt = r->match.route;
-    char msg[512];
+    char what[400], msg[512];
 
-    snprintf(msg, sizeof msg, "Internal Server Error: %s handler of %s %s returned %d (%s)",
-             rt->napp ? h->napps->id(rt->napp) : "kytos/core", r->method, rt->path, rc, kh_strerror(rc));
-    kh_log(rt->napp ? h->napps->logger(rt->napp) : LOGGER, KH_ERROR, "%s", msg);
+    if (without)
+        snprintf(what, sizeof what, "the %s handler of %s %s %s", rt->napp ? h->napps->id(rt->napp) : "kytos/core", r->method,
+                 rt->path, without);
+    else
+        snprintf(what, sizeof what, "the %s handler of %s %s failed", rt->napp ? h->napps->id(rt->napp) : "kytos/core",
+                 r->method, rt->path);
+    snprintf(msg, sizeof msg, "Internal Server Error: %s", what);
+    if (without)
+        kh_log(rt->napp ? h->napps->logger(rt->napp) : LOGGER, KH_ERROR, "%s", what);
+    else
+        kh_log(rt->napp ? h->napps->logger(rt->napp) : LOGGER, KH_ERROR, "%s: it returned %d (%s)",
+               what, rc, kh_strerror(rc));
     kh_req_drop_body(r);
     if (h->json_500) {
         struct json_object *o = json_object_new_object();
@@ -432,9 +444,9 @@ static void run_handler(kytos_req *r)
         return;
     }
     if (rc < 0)
-        answer_500(r, rc);
+        answer_500(r, rc, NULL);
     else if (r->status == 0)
-        answer_500(r, KYTOS_ESTATE);
+        answer_500(r, rc, "returned without setting a response");
     r->state = KH_REQ_COMPLETED;
     complete_unlock(r);
     kh_req_unref(r);
@@ -450,7 +462,7 @@ int kh_req_finish(kytos_req *r)
         return KYTOS_OK;
     case KH_REQ_DEFERRED:
         if (r->status == 0)
-            answer_500(r, KYTOS_ESTATE);
+            answer_500(r, KYTOS_OK, "finished its deferred request without setting a response");
         r->state = KH_REQ_COMPLETED;
         complete_unlock(r);
         kh_req_unref(r);

@@ -34,6 +34,9 @@ void kh_response_free(kytos_response *r);
  * compiled spec enforces. */
 int kh_validate_compile(kytos_napp *n, size_t max_body, char *err, size_t errlen);
 int kh_validate_bind(kytos_napp *n, char *err, size_t errlen);
+/* One route, as route_add registers it: -1 with err naming the route when it
+ * asks for validation and the spec cannot give it (no spec, no operation). */
+int kh_validate_route(const kytos_napp *n, const struct kh_route *rt, char *err, size_t errlen);
 void kh_validate_free(kytos_napp *n);
 /* Run the route's checks: 0 to go on, else a response is set. */
 int kh_validate_request(kytos_req *r);

@@ -307,6 +307,26 @@ static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
     return ret;
 }
 
+/* A request refused before its body (bad target, no route, wrong
+ * method) is answered at once, instead of on the final call, when its
+ * client waits for 100 Continue or declares a body larger than any route
+ * takes: reading that body would only be thrown away. */
+static int refuse_at_once(struct MHD_Connection *conn, const kytos_req *r)
+{
+    const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+    if (expect && strcasecmp(expect, "100-continue") == 0)
+        return 1;
+    if (cl) {
+        char *end;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (*end == '\0' && n > r->ctx->max_body)
+            return 1;
+    }
+    return 0;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -333,11 +353,10 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         if (c->rec && s->reclaim_idle_ms >= 0)
             kh_idle_leave(s->idle, &c->rec->link);
         st = c->raw_target ? (unsigned)kh_req_set_target(r, method, c->raw_target, err, sizeof err) : 500;
-        if (st) {
+        if (st)
             kh_req_set_error(r, st, c->raw_target ? err : "out of memory");
-            return MHD_YES;
-        }
-        kh_dispatch_route(r);
+        else
+            kh_dispatch_route(r);
         cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (!r->status && cl) {
             char *end;
@@ -350,6 +369,17 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                 atomic_fetch_add(&s->ctx->served, 1);
                 return queue_response(s, r);
             }
+        }
+        if (r->status && refuse_at_once(conn, r)) {
+            /* the final answer now: libmicrohttpd sends 100 Continue
+             * after this call unless a response is queued in it, and the
+             * client would then send a body nobody reads.  Queued on the
+             * first call, it goes out with Connection: close (DESIGN.md),
+             * and libmicrohttpd does not read the body. */
+            c->dispatched = 1;
+            r->close_connection = 1;
+            kh_dispatch_run(r);   /* routing answered: completes at once */
+            return queue_response(s, r);
         }
         return MHD_YES;
     }

@@ -122,6 +122,33 @@ static const kytos_openapi_op *find_op(const kytos_openapi_spec *spec, const str
     return kytos_openapi_find(spec, rt->method, prefix, rt->rel_path);
 }
 
+static int wants_validation(const kytos_napp *n, const struct kh_route *rt)
+{
+    return (rt->flags & KYTOS_ROUTE_VALIDATE) ||
+           ((n->desc->flags & KYTOS_NAPP_VALIDATE_ALL) && !(rt->flags & KYTOS_ROUTE_NO_VALIDATE));
+}
+
+int kh_validate_route(const kytos_napp *n, const struct kh_route *rt, char *err, size_t errlen)
+{
+    char prefix[160];
+
+    if (!wants_validation(n, rt))
+        return 0;
+    if (!n->spec) {
+        snprintf(err, errlen, "route %s %s asks for OpenAPI validation but the NApp has no spec",
+                 rt->method, rt->path);
+        return -1;
+    }
+    snprintf(prefix, sizeof prefix, "/api/%s/%s/", n->desc->username, n->desc->name);
+    if (!find_op(n->spec, rt, prefix)) {
+        snprintf(err, errlen, "route %s %s asks for OpenAPI validation but the spec has no such "
+                 "operation%s%s", rt->method, rt->path, rt->operation ? " " : "",
+                 rt->operation ? rt->operation : "");
+        return -1;
+    }
+    return 0;
+}
+
 int kh_validate_bind(kytos_napp *n, char *err, size_t errlen)
 {
     const kytos_openapi_spec *spec = n->spec;
@@ -131,20 +158,11 @@ int kh_validate_bind(kytos_napp *n, char *err, size_t errlen)
 
     snprintf(prefix, sizeof prefix, "/api/%s/%s/", n->desc->username, n->desc->name);
     for (rt = n->routes; rt; rt = rt->next) {
-        int want = (rt->flags & KYTOS_ROUTE_VALIDATE) ||
-                   ((n->desc->flags & KYTOS_NAPP_VALIDATE_ALL) && !(rt->flags & KYTOS_ROUTE_NO_VALIDATE));
+        int want = wants_validation(n, rt);
         const kytos_openapi_op *op = spec ? find_op(spec, rt, prefix) : NULL;
-        if (want && !spec) {
-            snprintf(err, errlen, "route %s %s asks for OpenAPI validation but the NApp has no spec",
-                     rt->method, rt->path);
+        /* (route_add refused these already; kept for routes added otherwise) */
+        if (kh_validate_route(n, rt, err, errlen) != 0)
             return -1;
-        }
-        if (want && !op) {
-            snprintf(err, errlen, "route %s %s asks for OpenAPI validation but the spec has no such "
-                     "operation%s%s", rt->method, rt->path, rt->operation ? " " : "",
-                     rt->operation ? rt->operation : "");
-            return -1;
-        }
         rt->op = want ? (void *)op : NULL;
         if (spec && !op)
             kh_log(LOGGER, KH_INFO, "%s: route %s %s is not described by its OpenAPI spec", n->id,

@@ -13,7 +13,17 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void *api_malloc(size_t n) { return malloc(n ? n : 1); }
 static void api_free(void *p) { free(p); }
 static const char *api_napp_id(const kytos_napp *n) { return kh_napp_id(n); }
-static void api_set_data(kytos_napp *n, void *d) { n->data = d; }
+static void api_set_data(kytos_napp *n, void *d)
+{
+    n->data = d;
+    n->release = NULL;
+}
+
+static void api_set_data_full(kytos_napp *n, void *d, void (*release)(kytos_napp *, void *))
+{
+    n->data = d;
+    n->release = release;
+}
 static void *api_data(const kytos_napp *n) { return n->data; }
 static struct json_object *api_settings(const kytos_napp *n) { return n->settings; }
 
@@ -51,6 +61,7 @@ static void fill(void)
     table.strerror = kh_strerror;
     table.napp_id = api_napp_id;
     table.napp_set_data = api_set_data;
+    table.napp_set_data_full = api_set_data_full;
     table.napp_data = api_data;
     table.napp_settings = api_settings;
     table.logv = api_logv;

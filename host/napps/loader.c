@@ -26,6 +26,9 @@ struct candidate {
     const struct kytos_napp_desc *desc;
     char id[130];
     int done;
+    int image_fd;             /* the private copy, kept open (-1 none): the record
+                               * keeps it once this candidate's init succeeded */
+    int from_image;           /* opened from a record's good image, not the file */
 };
 
 static void record_set(kh_host *h, const char *file, const char *id, const char *version,
@@ -68,6 +71,16 @@ void kh_napp_crashed(kytos_napp *n, const char *where)
     }
     pthread_mutex_unlock(&h->reg_mu);
     record_set(h, n->file, n->id, n->version, "crashed", "fault in %s", where);
+}
+
+void kh_napp_release_data(kytos_napp *n)
+{
+    void (*release)(kytos_napp *, void *) = n->release;
+
+    n->release = NULL;
+    if (release)
+        release(n, n->data);
+    n->data = NULL;
 }
 
 static void route_free(struct kh_route *r)
@@ -127,6 +140,7 @@ static struct kh_record *record_for(kh_host *h, const char *file)
         free(rec);
         return NULL;
     }
+    rec->good_fd = -1;
     rec->next = h->records;
     h->records = rec;
     return rec;
@@ -141,6 +155,7 @@ static void record_set(kh_host *h, const char *file, const char *id, const char 
     pthread_mutex_lock(&h->reg_mu);
     rec = record_for(h, file);
     if (rec) {
+        rec->duplicate = 0;
         if (id)
             snprintf(rec->id, sizeof rec->id, "%s", id);
         if (version)
@@ -150,6 +165,97 @@ static void record_set(kh_host *h, const char *file, const char *id, const char 
         vsnprintf(rec->reason, sizeof rec->reason, fmt ? fmt : "", ap);
         va_end(ap);
     }
+    pthread_mutex_unlock(&h->reg_mu);
+}
+
+static void file_stamp(const char *path, struct kh_file_stamp *out)
+{
+    struct stat st;
+
+    memset(out, 0, sizeof *out);
+    if (stat(path, &st) != 0)
+        return;
+    out->dev = (unsigned long long)st.st_dev;
+    out->ino = (unsigned long long)st.st_ino;
+    out->size = (unsigned long long)st.st_size;
+    out->mtime_ns = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+                    (unsigned long long)st.st_mtim.tv_nsec;
+}
+
+static int same_stamp(const struct kh_file_stamp *a, const struct kh_file_stamp *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns && (a->dev || a->ino);
+}
+
+/* A copy of file was refused (state "refused" or "waiting").  When an
+ * earlier version from the same file serves, or could serve again (the
+ * record keeps its image), the record goes on showing that version, and
+ * the refusal is kept beside it ("rejected" in the status); otherwise
+ * it is the file's state.  id: the NApp the copy holds, NULL if unknown. */
+static void record_refusal(kh_host *h, const char *file, const char *id, const char *version,
+                           const char *state, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void record_refusal(kh_host *h, const char *file, const char *id, const char *version,
+                           const char *state, const char *fmt, ...)
+{
+    struct kh_record *rec;
+    struct kh_file_stamp stamp;
+    kytos_napp *n;
+    int serving = 0;
+    va_list ap;
+
+    file_stamp(file, &stamp);
+    pthread_mutex_lock(&h->reg_mu);
+    for (n = h->napps; n && !serving; n = n->next)
+        serving = strcmp(n->file, file) == 0;
+    rec = record_for(h, file);
+    if (rec && rec->id[0] && (serving || rec->good_fd >= 0) && (!id || strcmp(rec->id, id) == 0)) {
+        rec->has_rejected = 1;
+        snprintf(rec->rejected_state, sizeof rec->rejected_state, "%s", state);
+        snprintf(rec->rejected_version, sizeof rec->rejected_version, "%s", version ? version : "");
+        va_start(ap, fmt);
+        vsnprintf(rec->rejected_reason, sizeof rec->rejected_reason, fmt, ap);
+        va_end(ap);
+        rec->rejected_stamp = stamp;
+    } else if (rec) {
+        rec->duplicate = 0;
+        if (id)
+            snprintf(rec->id, sizeof rec->id, "%s", id);
+        if (version)
+            snprintf(rec->version, sizeof rec->version, "%s", version);
+        snprintf(rec->state, sizeof rec->state, "%s", state);
+        va_start(ap, fmt);
+        vsnprintf(rec->reason, sizeof rec->reason, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+}
+
+/* The file is gone: its image and what was refused of it go too. */
+static void record_forget_image(kh_host *h, const char *file)
+{
+    struct kh_record *rec;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec; rec = rec->next)
+        if (strcmp(rec->file, file) == 0) {
+            if (rec->good_fd >= 0)
+                close(rec->good_fd);
+            rec->good_fd = -1;
+            rec->has_rejected = 0;
+        }
+    pthread_mutex_unlock(&h->reg_mu);
+}
+
+static void record_mark_duplicate(kh_host *h, const char *file)
+{
+    struct kh_record *rec;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec; rec = rec->next)
+        if (strcmp(rec->file, file) == 0)
+            rec->duplicate = 1;
     pthread_mutex_unlock(&h->reg_mu);
 }
 
@@ -164,6 +270,8 @@ void kh_registry_free(kh_host *h)
     while (h->records) {
         struct kh_record *r = h->records;
         h->records = r->next;
+        if (r->good_fd >= 0)
+            close(r->good_fd);
         free(r->file);
         free(r);
     }
@@ -240,16 +348,17 @@ static int valid_ident(const char *s)
     return 1;
 }
 
-/* Copy the file so the mapping never shares an inode with the original. */
-static int private_copy(kh_host *h, const char *src, char *dst, size_t dstlen)
+/* Copy src so the mapping never shares an inode with the original; the
+ * copy is named after file. */
+static int private_copy(kh_host *h, const char *file, const char *src, char *dst, size_t dstlen)
 {
     static atomic_uint counter;
     char dir[PATH_MAX + 16], buf[65536];
     int in, out = -1;
     ssize_t n;
-    const char *base = strrchr(src, '/');
+    const char *base = strrchr(file, '/');
 
-    base = base ? base + 1 : src;
+    base = base ? base + 1 : file;
     snprintf(dir, sizeof dir, "%s/napp-cache", h->data_dir);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return -1;
@@ -276,26 +385,46 @@ static int private_copy(kh_host *h, const char *src, char *dst, size_t dstlen)
     return 0;
 }
 
-/* Vet and dlopen one file.  0, or -1 with the reason in err. */
-static int open_candidate(kh_host *h, const char *file, struct candidate *c, char *err,
-                          size_t errlen)
+/* Vet and dlopen one file, read from src (the file itself, or a
+ * record's image as /proc/self/fd/N).  0, or -1 with the reason in err. */
+static int open_candidate(kh_host *h, const char *file, const char *src, struct candidate *c,
+                          char *err, size_t errlen)
 {
     char copy[PATH_MAX + 160];
     const struct kytos_napp_desc *d;
     int copied;
 
     memset(c, 0, sizeof *c);
-    if (kh_elf_check(file, err, errlen) != 0)
-        return -1;
-    copied = private_copy(h, file, copy, sizeof copy) == 0;
-    if (!copied)
-        kh_log(LOGGER, KH_WARNING, "%s: cannot make a private copy (%s); loading in place", file,
-               strerror(errno));
+    c->image_fd = -1;
+    c->from_image = src != file;
+    if (c->from_image) {
+        /* an image was vetted when it loaded; its copy is checked again
+         * (the elf check opens no symbolic link, as /proc/self/fd/N is) */
+        if (private_copy(h, file, src, copy, sizeof copy) != 0) {
+            snprintf(err, errlen, "cannot copy its last working version: %s", strerror(errno));
+            return -1;
+        }
+        if (kh_elf_check(copy, err, errlen) != 0) {
+            unlink(copy);
+            return -1;
+        }
+        copied = 1;
+    } else {
+        if (kh_elf_check(src, err, errlen) != 0)
+            return -1;
+        copied = private_copy(h, file, src, copy, sizeof copy) == 0;
+        if (!copied)
+            kh_log(LOGGER, KH_WARNING, "%s: cannot make a private copy (%s); loading in place",
+                   file, strerror(errno));
+    }
     dlerror();
-    c->dl = dlopen(copied ? copy : file, RTLD_NOW | RTLD_LOCAL);
-    c->dlpath = strdup(copied ? copy : file);
-    if (copied)
+    c->dl = dlopen(copied ? copy : src, RTLD_NOW | RTLD_LOCAL);
+    c->dlpath = strdup(copied ? copy : src);
+    if (copied) {
+        /* kept open: the image a later enable can fall back to */
+        c->image_fd = c->dl ? open(copy, O_RDONLY | O_CLOEXEC) : -1;
         unlink(copy);   /* the mapping stays valid */
+    }
     if (!c->dl) {
         const char *e = dlerror();
         snprintf(err, errlen, "cannot load: %s", e ? e : "dlopen failed");
@@ -345,6 +474,9 @@ fail:
     c->dl = NULL;
     free(c->dlpath);
     c->dlpath = NULL;
+    if (c->image_fd >= 0)
+        close(c->image_fd);
+    c->image_fd = -1;
     return -1;
 }
 
@@ -352,9 +484,12 @@ static void candidate_close(struct candidate *c)
 {
     if (c->dl)
         dlclose(c->dl);
+    if (c->image_fd >= 0)
+        close(c->image_fd);
     free(c->file);
     free(c->dlpath);
     memset(c, 0, sizeof *c);
+    c->image_fd = -1;
 }
 
 /* Once a NApp's code is about to run (its init), its file stays mapped for
@@ -425,7 +560,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     int rc;
 
     if (!n) {
-        record_set(h, c->file, c->id, NULL, "refused", "out of memory");
+        record_refusal(h, c->file, c->id, NULL, "refused", "out of memory");
         return KYTOS_ENOMEM;
     }
     n->host = h;
@@ -444,7 +579,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     n->loaded_at = time(NULL);
 
     if (kh_validate_compile(n, h->web.max_body, err, sizeof err) != 0) {
-        record_set(h, n->file, n->id, n->version, "refused", "OpenAPI spec: %s", err);
+        record_refusal(h, n->file, n->id, n->version, "refused", "OpenAPI spec: %s", err);
         kh_log(LOGGER, KH_ERROR, "refusing %s (%s): OpenAPI spec: %s", n->id, n->file, err);
         napp_destroy(n);
         return KYTOS_EINVAL;
@@ -459,13 +594,15 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         rc = KYTOS_EEXIST;
     if (rc != KYTOS_OK) {
         const char *why = errmsg ? errmsg : err[0] ? err : kh_strerror(rc);
-        record_set(h, n->file, n->id, n->version, "refused", "init failed: %s", why);
+        record_refusal(h, n->file, n->id, n->version, "refused", "init failed: %s", why);
         kh_log(LOGGER, KH_ERROR, "refusing %s (%s): init failed: %s", n->id, n->file, why);
         free(errmsg);
         /* undo what init registered: subscriptions and timers */
         atomic_store(&n->state, KH_NAPP_UNLOADING);
         if (h->bus)
             kh_bus_napp_forget(h->bus, n, h->shutdown_timeout_ms);
+        /* stop is not called after a failed init: its release is (api.h) */
+        kh_napp_release_data(n);
         kh_napp_unref(n);
         return rc;
     }
@@ -489,7 +626,23 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     atomic_store(&n->state, KH_NAPP_ENABLED);
     pthread_mutex_unlock(&h->reg_mu);
     record_set(h, n->file, n->id, n->version, "enabled", "%s", "");
-    kh_log(LOGGER, KH_INFO, "loaded %s %s from %s", n->id, n->version, n->file);
+    pthread_mutex_lock(&h->reg_mu);
+    {
+        /* this image is what a later enable falls back to if the file
+         * turns out broken; the file itself loading clears its refusal */
+        struct kh_record *rec = record_for(h, n->file);
+        if (rec && c->image_fd >= 0) {
+            if (rec->good_fd >= 0)
+                close(rec->good_fd);
+            rec->good_fd = c->image_fd;
+            c->image_fd = -1;
+        }
+        if (rec && !c->from_image)
+            rec->has_rejected = 0;
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    kh_log(LOGGER, KH_INFO, "loaded %s %s from %s%s", n->id, n->version, n->file,
+           c->from_image ? " (its last working version: the file itself was refused)" : "");
     if (old)
         unload_napp(h, old, NULL, "replaced");
     return KYTOS_OK;
@@ -531,6 +684,7 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
     pthread_mutex_unlock(&h->reg_mu);
     if (n->desc->stop)
         n->desc->stop(n);
+    kh_napp_release_data(n);
     if (state)
         record_set(h, n->file, n->id, n->version, state, "%s", why ? why : "");
     kh_log(LOGGER, KH_INFO, "unloaded %s (%s)", n->id, why ? why : "");
@@ -638,7 +792,7 @@ int kh_napps_load_all(kh_host *h)
         return KYTOS_ENOMEM;
     }
     for (i = 0; i < nfiles; i++) {
-        if (open_candidate(h, files[i], &cands[i], err, sizeof err) != 0) {
+        if (open_candidate(h, files[i], files[i], &cands[i], err, sizeof err) != 0) {
             record_set(h, files[i], NULL, NULL, "refused", "%s", err);
             kh_log(LOGGER, KH_ERROR, "refusing %s: %s", files[i], err);
             continue;
@@ -647,6 +801,7 @@ int kh_napps_load_all(kh_host *h)
             record_set(h, files[i], cands[i].id, cands[i].desc->version, "refused",
                        "duplicate NApp %s (already in %s)", cands[i].id,
                        cand_by_id(cands, i, cands[i].id)->file);
+            record_mark_duplicate(h, files[i]);
             kh_log(LOGGER, KH_ERROR, "refusing %s: duplicate NApp %s", files[i], cands[i].id);
             candidate_close(&cands[i]);
             continue;
@@ -699,15 +854,18 @@ int kh_napps_load_all(kh_host *h)
 /* Files whose NApp waited for a dependency get another chance. */
 static void retry_waiting(kh_host *h);
 
-static int load_file_locked(kh_host *h, const char *path)
+/* Load (or replace) the NApp of path, read from the file itself, or from
+ * image_fd (>= 0: a copy of what last loaded from it). */
+static int load_locked(kh_host *h, const char *path, int image_fd)
 {
     struct candidate c;
-    char err[512], missing[160];
+    char err[512], missing[160], src[64];
     kytos_napp *old;
     int rc;
 
-    if (open_candidate(h, path, &c, err, sizeof err) != 0) {
-        record_set(h, path, NULL, NULL, "refused", "%s", err);
+    snprintf(src, sizeof src, "/proc/self/fd/%d", image_fd);
+    if (open_candidate(h, path, image_fd >= 0 ? src : path, &c, err, sizeof err) != 0) {
+        record_refusal(h, path, NULL, NULL, "refused", "%s", err);
         kh_log(LOGGER, KH_ERROR, "refusing %s: %s", path, err);
         return KYTOS_EINVAL;
     }
@@ -717,7 +875,7 @@ static int load_file_locked(kh_host *h, const char *path)
         return KYTOS_ESTATE;
     }
     if (!deps_enabled(h, c.desc, missing, sizeof missing)) {
-        record_set(h, path, c.id, c.desc->version, "waiting", "missing dependency %s", missing);
+        record_refusal(h, path, c.id, c.desc->version, "waiting", "missing dependency %s", missing);
         kh_log(LOGGER, KH_ERROR, "not loading %s: missing dependency %s", c.id, missing);
         candidate_close(&c);
         return KYTOS_ENOTFOUND;
@@ -730,6 +888,7 @@ static int load_file_locked(kh_host *h, const char *path)
         pthread_mutex_unlock(&h->reg_mu);
         record_set(h, path, c.id, c.desc->version, "refused", "duplicate NApp %s (already loaded from %s)",
                    c.id, other);
+        record_mark_duplicate(h, path);
         kh_log(LOGGER, KH_ERROR, "refusing %s: duplicate NApp %s (already loaded from %s)", path,
                c.id, other);
         candidate_close(&c);
@@ -746,6 +905,11 @@ static int load_file_locked(kh_host *h, const char *path)
     return rc;
 }
 
+static int load_file_locked(kh_host *h, const char *path)
+{
+    return load_locked(h, path, -1);
+}
+
 static void retry_waiting(kh_host *h)
 {
     char *files[MAX_NAPPS];
@@ -754,7 +918,9 @@ static void retry_waiting(kh_host *h)
 
     pthread_mutex_lock(&h->reg_mu);
     for (rec = h->records; rec && n < MAX_NAPPS; rec = rec->next)
-        if (strcmp(rec->state, "waiting") == 0 && (files[n] = strdup(rec->file)))
+        if ((strcmp(rec->state, "waiting") == 0 ||
+             (rec->has_rejected && strcmp(rec->rejected_state, "waiting") == 0)) &&
+            (files[n] = strdup(rec->file)))
             n++;
     pthread_mutex_unlock(&h->reg_mu);
     for (i = 0; i < n; i++) {
@@ -773,6 +939,28 @@ int kh_napps_load_file(kh_host *h, const char *path)
     return rc;
 }
 
+/* Files refused because another file held their NApp: when that one
+ * goes, the first of them in name order takes its place (the others are
+ * refused again as its duplicates). */
+static void retry_duplicates(kh_host *h)
+{
+    char *files[MAX_NAPPS];
+    size_t n = 0, i;
+    struct kh_record *rec;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec && n < MAX_NAPPS; rec = rec->next)
+        if (rec->duplicate && !find_enabled_locked(h, rec->id) && (files[n] = strdup(rec->file)))
+            n++;
+    pthread_mutex_unlock(&h->reg_mu);
+    qsort(files, n, sizeof *files, cmp_str);
+    for (i = 0; i < n; i++) {
+        if (access(files[i], R_OK) == 0)
+            load_file_locked(h, files[i]);
+        free(files[i]);
+    }
+}
+
 void kh_napps_file_removed(kh_host *h, const char *path)
 {
     kytos_napp *n;
@@ -787,6 +975,8 @@ void kh_napps_file_removed(kh_host *h, const char *path)
         unload_napp(h, n, "unloaded", "file removed");
     else
         record_set(h, path, NULL, NULL, "unloaded", "file removed");
+    record_forget_image(h, path);
+    retry_duplicates(h);
     pthread_mutex_unlock(&h->load_mu);
 }
 
@@ -808,18 +998,67 @@ void kh_napps_unload_all(kh_host *h)
 
 /* ---- management by id ---- */
 
+/* The file of a NApp: one refused as a duplicate only when no other
+ * file holds it. */
 static char *file_of(kh_host *h, const char *id)
 {
-    struct kh_record *rec;
+    struct kh_record *rec, *dup = NULL;
     char *f = NULL;
     pthread_mutex_lock(&h->reg_mu);
     for (rec = h->records; rec; rec = rec->next)
         if (strcmp(rec->id, id) == 0 && access(rec->file, R_OK) == 0) {
+            if (rec->duplicate) {
+                dup = dup ? dup : rec;
+                continue;
+            }
             f = strdup(rec->file);
             break;
         }
+    if (!rec && dup)
+        f = strdup(dup->file);
     pthread_mutex_unlock(&h->reg_mu);
     return f;
+}
+
+/* Enable from the file; a file whose copy on disk was refused, while the
+ * record keeps the image of the version that worked, enables that version
+ * (the file unchanged since its refusal is not read again; a changed one
+ * is tried first).  A working NApp is never given up for a broken file. */
+static int enable_locked(kh_host *h, const char *id, const char *file)
+{
+    struct kh_file_stamp now;
+    struct kh_record *rec;
+    int image = -1, known_bad = 0, rc;
+    kytos_napp *n;
+    char why[600] = "";
+
+    file_stamp(file, &now);
+    pthread_mutex_lock(&h->reg_mu);
+    for (rec = h->records; rec; rec = rec->next)
+        if (strcmp(rec->file, file) == 0)
+            break;
+    if (rec && rec->good_fd >= 0 && (image = dup(rec->good_fd)) >= 0 && rec->has_rejected) {
+        known_bad = same_stamp(&now, &rec->rejected_stamp);
+        snprintf(why, sizeof why, "%s", rec->rejected_reason);
+    }
+    pthread_mutex_unlock(&h->reg_mu);
+    if (known_bad) {
+        kh_log(LOGGER, KH_WARNING, "enabling %s: %s was refused (%s) and has not changed since; "
+               "enabling its last working version", id, file, why);
+        rc = load_locked(h, file, image);
+    } else {
+        rc = load_file_locked(h, file);
+        if (rc != KYTOS_OK && image >= 0 && !(n = kh_napps_get(h, id))) {
+            kh_log(LOGGER, KH_WARNING, "enabling %s: %s was refused; enabling its last working "
+                   "version", id, file);
+            rc = load_locked(h, file, image);
+        } else if (rc != KYTOS_OK && image >= 0) {
+            kh_napp_unref(n);
+        }
+    }
+    if (image >= 0)
+        close(image);
+    return rc;
 }
 
 int kh_napps_enable(kh_host *h, const char *id)
@@ -836,7 +1075,7 @@ int kh_napps_enable(kh_host *h, const char *id)
     if (n)
         kh_napp_unref(n);   /* already enabled */
     else
-        rc = load_file_locked(h, file);
+        rc = enable_locked(h, id, file);
     pthread_mutex_unlock(&h->load_mu);
     free(file);
     return rc;
@@ -927,45 +1166,104 @@ struct json_object *kh_napps_enabled_json(kh_host *h)
 
 struct json_object *kh_napps_installed_json(kh_host *h)
 {
-    struct json_object *arr = json_object_new_array();
+    struct json_object *arr = json_object_new_array(), *seen = json_object_new_object();
     struct kh_record *rec;
     pthread_mutex_lock(&h->reg_mu);
     for (rec = h->records; rec; rec = rec->next)
-        if (rec->id[0] && access(rec->file, R_OK) == 0)
+        if (rec->id[0] && access(rec->file, R_OK) == 0 &&
+            !json_object_object_get_ex(seen, rec->id, NULL)) {
+            json_object_object_add(seen, rec->id, NULL);   /* once per NApp */
             json_object_array_add(arr, pair(rec->id));
+        }
     pthread_mutex_unlock(&h->reg_mu);
+    json_object_put(seen);
     return arr;
 }
 
+/* The rank of a record's state when several files hold one NApp: what
+ * serves first, then what could. */
+static int state_rank(const char *state)
+{
+    static const char *const order[] = {"enabled", "crashed", "disabled", "waiting", "refused",
+                                        "unloaded", NULL};
+    int i;
+    for (i = 0; order[i]; i++)
+        if (strcmp(order[i], state) == 0)
+            return i;
+    return i;
+}
+
+/* One file's entry (reg_mu held). */
+static struct json_object *record_json(const struct kh_record *rec, int with_id)
+{
+    struct json_object *e = json_object_new_object();
+
+    json_object_object_add(e, "state", json_object_new_string(rec->state));
+    json_object_object_add(e, "file", json_object_new_string(rec->file));
+    if (with_id && rec->id[0])
+        json_object_object_add(e, "id", json_object_new_string(rec->id));
+    if (rec->version[0])
+        json_object_object_add(e, "version", json_object_new_string(rec->version));
+    if (rec->reason[0])
+        json_object_object_add(e, "reason", json_object_new_string(rec->reason));
+    if (rec->has_rejected) {
+        /* a newer copy of the file, refused: what serves is the above */
+        struct json_object *r = json_object_new_object();
+        json_object_object_add(r, "state", json_object_new_string(rec->rejected_state));
+        if (rec->rejected_version[0])
+            json_object_object_add(r, "version", json_object_new_string(rec->rejected_version));
+        json_object_object_add(r, "reason", json_object_new_string(rec->rejected_reason));
+        json_object_object_add(e, "rejected", r);
+    }
+    return e;
+}
+
+/* {"napps": by NApp id, "napp_files": by file path}.  Each NApp is shown
+ * by the file that serves it (or, when none does, the one closest to
+ * serving), with the other files holding the same id under "other_files";
+ * files that hold no NApp at all (not a NApp, unreadable descriptor) are
+ * only in "napp_files", which lists every file. */
 struct json_object *kh_napps_status(kh_host *h)
 {
-    struct json_object *o = json_object_new_object();
-    struct kh_record *rec;
-    int pass;
+    struct json_object *o = json_object_new_object(), *files = json_object_new_object();
+    struct kh_record *rec, *it;
 
     pthread_mutex_lock(&h->reg_mu);
-    /* enabled NApps first, keyed by id; any other record of the same id
-     * (a refused duplicate, an old file) is keyed by its file instead */
-    for (pass = 0; pass < 2; pass++)
-        for (rec = h->records; rec; rec = rec->next) {
-            struct json_object *e;
-            const char *key;
-            if ((strcmp(rec->state, "enabled") == 0) != (pass == 0))
+    for (rec = h->records; rec; rec = rec->next) {
+        struct kh_record *best = rec;
+        struct json_object *e, *others = NULL;
+
+        json_object_object_add(files, rec->file, record_json(rec, 1));
+        if (!rec->id[0] || json_object_object_get_ex(o, rec->id, NULL))
+            continue;
+        for (it = h->records; it; it = it->next)
+            if (strcmp(it->id, rec->id) == 0 && state_rank(it->state) < state_rank(best->state))
+                best = it;
+        e = record_json(best, 0);
+        for (it = h->records; it; it = it->next) {
+            struct json_object *x;
+            if (it == best || strcmp(it->id, rec->id) != 0)
                 continue;
-            key = rec->id[0] && !json_object_object_get_ex(o, rec->id, NULL) ? rec->id : rec->file;
-            e = json_object_new_object();
-            json_object_object_add(e, "state", json_object_new_string(rec->state));
-            json_object_object_add(e, "file", json_object_new_string(rec->file));
-            if (rec->id[0])
-                json_object_object_add(e, "id", json_object_new_string(rec->id));
-            if (rec->version[0])
-                json_object_object_add(e, "version", json_object_new_string(rec->version));
-            if (rec->reason[0])
-                json_object_object_add(e, "reason", json_object_new_string(rec->reason));
-            json_object_object_add(o, key, e);
+            if (!others)
+                others = json_object_new_array();
+            x = json_object_new_object();
+            json_object_object_add(x, "file", json_object_new_string(it->file));
+            json_object_object_add(x, "state", json_object_new_string(it->state));
+            if (it->reason[0])
+                json_object_object_add(x, "reason", json_object_new_string(it->reason));
+            json_object_array_add(others, x);
         }
+        if (others)
+            json_object_object_add(e, "other_files", others);
+        json_object_object_add(o, rec->id, e);
+    }
     pthread_mutex_unlock(&h->reg_mu);
-    return o;
+    {
+        struct json_object *out = json_object_new_object();
+        json_object_object_add(out, "napps", o);
+        json_object_object_add(out, "napp_files", files);
+        return out;
+    }
 }
 
 struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *key)
@@ -1006,7 +1304,7 @@ struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *ke
 int kh_napp_route_add(kytos_napp *n, const struct kytos_route *r)
 {
     struct kh_route *rt, **pp;
-    char full[1200], err[256];
+    char full[1200], err[1500];
     const char *rel;
     static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", NULL};
     size_t i;
@@ -1051,6 +1349,13 @@ int kh_napp_route_add(kytos_napp *n, const struct kytos_route *r)
     if (!rt->method || !rt->path || !rt->rel_path) {
         route_free(rt);
         return KYTOS_ENOMEM;
+    }
+    /* a route that asks for validation the spec cannot give is refused
+     * now, where the NApp sees it, not after its init */
+    if (kh_validate_route(n, rt, err, sizeof err) != 0) {
+        kh_log(n->logger, KH_ERROR, "route_add: %s", err);
+        route_free(rt);
+        return KYTOS_EINVAL;
     }
     /* keep registration order */
     for (pp = &n->routes; *pp; pp = &(*pp)->next) {

@@ -36,6 +36,7 @@ struct kytos_napp {
     int in_init;                   /* route_add allowed */
     int started;
     void *data;                    /* kytos_napp_set_data */
+    void (*release)(kytos_napp *, void *); /* napp_set_data_full: called once, then NULL */
     struct json_object *settings;  /* borrowed from the config */
     struct kh_route *routes;       /* owned */
     void *spec;                    /* compiled OpenAPI spec, or NULL */
@@ -43,6 +44,10 @@ struct kytos_napp {
     int64_t loaded_at;             /* unix seconds */
     kytos_napp *next;              /* registry */
 };
+
+/* The NApp leaves (a failed init, or after stop): its release function,
+ * if it set one (napp_set_data_full), runs once. */
+void kh_napp_release_data(kytos_napp *n);
 
 /* Scan the napps directory and load everything in dependency order. */
 int kh_napps_load_all(kh_host *h);
@@ -66,7 +71,9 @@ kytos_napp *kh_napps_get(kh_host *h, const char *id);
 /* [["user","name"], ...] of enabled / installed NApps (new refs). */
 struct json_object *kh_napps_enabled_json(kh_host *h);
 struct json_object *kh_napps_installed_json(kh_host *h);
-/* {"user/name": {"state","version","file","reason",...}} (new ref). */
+/* {"napps": {"user/name": {"state","version","file","reason","rejected",
+ * "other_files"}}, "napp_files": {"<path>": {"state","id",...}}} (new ref):
+ * keyed by NApp id in "napps", always; by file path in "napp_files". */
 struct json_object *kh_napps_status(kh_host *h);
 /* Descriptor field for GET napps/{u}/{n}/metadata/{key}, or NULL if not installed. */
 struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *key);

@@ -11,6 +11,11 @@
  * KYTOS_ABI_MINOR.  A NApp that wants to run on an older host probes with
  * KYTOS_API_HAS(slot).
  *
+ * Life cycle: init, then start once the server is up, then stop when the
+ * NApp unloads.  When init fails (or the host refuses the NApp after it)
+ * stop is not called; a NApp frees such state through napp_set_data_full's
+ * release function (ABI 1.3), which runs in every case.
+ *
  * Thread rules: init/start/stop run on the host's main thread, one NApp at a
  * time.  route_add only works inside init.  Everything else is thread safe
  * and may be called from any thread, including the NApp's own.
@@ -166,6 +171,23 @@ struct kytos_api {
                               const struct kytos_pub_opts *opts);
     int (*event_wanted)(kytos_napp *napp, const char *name);
     struct json_object *(*event_take_content)(const kytos_event *e);
+
+    /* ---- ABI 1.3: releasing a NApp's state ---- */
+    /* Like napp_set_data, and release(napp, data) is called once when the
+     * NApp leaves, whatever the way:
+     *   - init failed, whatever step failed: init returned an error, or it
+     *     succeeded and the host then refused the NApp (a route clash, the
+     *     OpenAPI binding).  stop() is NOT called after a failed init: this
+     *     is the one way to free what a failed init built.  release runs
+     *     after the host undid the NApp's subscriptions, timers and routes;
+     *   - the NApp unloads (disable, replacement, file removed, shutdown):
+     *     right after stop() returned.
+     * Not for a NApp taken out of service because it crashed (its code is
+     * not run again).  On the host's main thread.  A later napp_set_data or
+     * napp_set_data_full replaces the data and the function (the earlier
+     * data is not released); release may be NULL. */
+    void (*napp_set_data_full)(kytos_napp *napp, void *data,
+                               void (*release)(kytos_napp *napp, void *data));
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */
@@ -226,6 +248,16 @@ static inline const char *kytos_strerror(int status) { return kytos__api->strerr
 static inline const char *kytos_napp_id(const kytos_napp *n) { return kytos__api->napp_id(n); }
 static inline void kytos_napp_set_data(kytos_napp *n, void *d) { kytos__api->napp_set_data(n, d); }
 static inline void *kytos_napp_data(const kytos_napp *n) { return kytos__api->napp_data(n); }
+/* ABI 1.3 (see napp_set_data_full above); KYTOS_ENOTSUP on an older host,
+ * where nothing calls release: free the state yourself then. */
+static inline int kytos_napp_set_data_full(kytos_napp *n, void *d,
+                                           void (*release)(kytos_napp *, void *))
+{
+    if (!KYTOS_API_HAS(napp_set_data_full))
+        return KYTOS_ENOTSUP;
+    kytos__api->napp_set_data_full(n, d, release);
+    return KYTOS_OK;
+}
 static inline struct json_object *kytos_napp_settings(const kytos_napp *n)
 {
     return kytos__api->napp_settings(n);

@@ -25,7 +25,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 2
+#define KYTOS_ABI_MINOR 3
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

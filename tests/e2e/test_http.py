@@ -58,6 +58,27 @@ def big_body_answer(port, size):
     return out
 
 
+def first_answer(port, method, path, length):
+    """Send only the headers of a request that waits for 100 Continue
+    (Expect: 100-continue, Content-Length: length), then what comes back
+    first: its status line, or b"" if nothing came within the timeout."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n"
+              % (method.encode(), path.encode(), length))
+    out = b""
+    try:
+        while b"\r\n" not in out:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            out += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    return out.split(b"\r\n", 1)[0]
+
+
 def basics():
     k = Kytosd(napps=["hello.so", "testkit.so"], settings={"api_max_body": 4096})
     try:
@@ -94,6 +115,21 @@ def basics():
         out = big_body_answer(k.port, 2000000)
         t.ok(out.startswith(b"HTTP/1.1 413") and b"larger than 4096 bytes" in out,
              "413 for a declared oversized body sent at once, no reset", out[:200])
+        # a client waiting for 100 Continue gets the final answer at once
+        # when its request is refused anyway, never 100 Continue
+        for method, path, length, want in (
+                ("POST", "/api/kytos/testkit/echo", 1 << 30, b"HTTP/1.1 413"),
+                ("POST", "/api/kytos/nothing/", 1 << 30, b"HTTP/1.1 404"),
+                ("POST", "/api/kytos/nothing/", 10, b"HTTP/1.1 404"),
+                ("PUT", "/api/kytos/hello/v1/", 1 << 30, b"HTTP/1.1 405"),
+                ("PUT", "/api/kytos/hello/v1/", 10, b"HTTP/1.1 405"),
+                ("POST", "/api/kytos/hello/v1/%zz", 1 << 30, b"HTTP/1.1 400")):
+            line = first_answer(k.port, method, path, length)
+            t.ok(line.startswith(want), "Expect: 100-continue, %s %s with %d bytes: %s first"
+                 % (method, path, length, want.decode()), line)
+        # and a request its route takes still gets 100 Continue
+        line = first_answer(k.port, "POST", "/api/kytos/testkit/echo", 2)
+        t.ok(line.startswith(b"HTTP/1.1 100"), "Expect: 100-continue on a route that takes it: 100", line)
         chunked = (b"POST /api/kytos/testkit/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                    b"Transfer-Encoding: chunked\r\n\r\n" + b"".join(
                        b"400\r\n" + b" " * 1024 + b"\r\n" for _ in range(8)) + b"0\r\n\r\n")
@@ -102,9 +138,14 @@ def basics():
         st, h, js, _ = k.request("POST", "/api/kytos/testkit/echo", body={"n": 18446744073709551615})
         t.ok(st == 200 and js == {"n": 18446744073709551615}, "uint64 round trip", js)
         st, h, js, data = k.request("GET", "/api/kytos/testkit/fail")
-        t.ok(st == 500, "handler error is a 500", data)
+        t.ok(st == 500 and data == b"Internal Server Error: the kytos/testkit handler of GET "
+             b"/api/kytos/testkit/fail failed", "handler error is a 500 without internal codes", data)
         st, h, js, data = k.request("GET", "/api/kytos/testkit/silent")
-        t.ok(st == 500, "handler without a response is a 500", data)
+        t.ok(st == 500 and data == b"Internal Server Error: the kytos/testkit handler of GET "
+             b"/api/kytos/testkit/silent returned without setting a response",
+             "handler without a response is a 500 saying so", data)
+        t.ok(k.wait_for(lambda: "it returned -3 (invalid argument)" in k.logtext()),
+             "the failed handler's code is logged", k.logtext()[-2000:])
         st, h, js, _ = k.request("GET", "/api/kytos/testkit/deferred?ms=50")
         t.ok(st == 200 and js == "deferred", "deferred handler finishes from another thread", js)
         st, h, js, _ = k.request("GET", "/api/kytos/testkit/timeout?ms=2000")
@@ -160,18 +201,37 @@ def basics():
 
 
 def loader():
-    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so"])
+    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so", "badroute.so"])
     try:
         st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
         napps = js["napps"]
-        bad = [v for key, v in napps.items() if key.endswith("notanapp.so")]
+        files = js.get("napp_files", {})
+        # one key kind per map: NApp ids in "napps", file paths in "napp_files"
+        t.ok(napps and all("/" in key and not key.startswith("/") and not key.endswith(".so")
+                           and v.get("file", "").endswith(".so") for key, v in napps.items()),
+             "status napps are keyed by NApp id", sorted(napps))
+        t.ok(files and all(key.startswith("/") and key.endswith(".so") for key in files),
+             "status napp_files are keyed by file path", sorted(files))
+        bad = [v for key, v in files.items() if key.endswith("notanapp.so")]
         t.ok(bad and bad[0]["state"] == "refused" and "kytos_napp_desc" in bad[0]["reason"],
-             "a .so without descriptor is refused with a reason", napps)
+             "a .so without descriptor is refused with a reason", files)
         f = napps.get("kytos/failinit", {})
         t.ok(f.get("state") == "refused" and "database of this test" in f.get("reason", ""),
              "failed init is refused with its message", napps)
         st, _, _, _ = k.request("GET", "/api/kytos/failinit/v1/")
         t.ok(st == 404, "routes of a failed init are undone")
+        log = k.logtext()
+        t.ok("failinit: released its state (a buffer from init)" in log
+             and "stop called after a failed init" not in log,
+             "a failed init's state is released through napp_set_data_full, stop is not called", log)
+        # route_add refuses a validated route the spec does not describe
+        st, _, js, _ = k.request("GET", "/api/kytos/badroute/v1/rc")
+        t.ok(st == 200 and js == {"route_add": -3} and napps.get("kytos/badroute", {}).get("state") == "enabled",
+             "route_add refuses a validated route missing from the spec, the NApp loads", (st, js, napps.get("kytos/badroute")))
+        st, _, _, _ = k.request("POST", "/api/kytos/badroute/v1/nospec", body={})
+        t.ok(st == 404, "the refused route is not served", st)
+        t.ok("route_add: route POST /api/kytos/badroute/v1/nospec asks for OpenAPI validation" in log,
+             "the log names the refused route", log)
         d = napps.get("kytos/needsdep", {})
         t.ok(d.get("state") == "waiting" and "kytos/nothere" in d.get("reason", ""), "missing dependency", napps)
         # text file named .so, and a NApp whose descriptor says ABI 9
@@ -185,7 +245,7 @@ def loader():
 
         def state_of(name):
             _, _, j, _ = k.request("GET", "/api/kytos/core/status/")
-            return [v for key, v in j["napps"].items() if key.endswith(name) or v.get("file", "").endswith(name)]
+            return [v for key, v in j["napp_files"].items() if key.endswith("/" + name)]
         t.ok(k.wait_for(lambda: state_of("junk.so") and state_of("junk.so")[0]["state"] == "refused"),
              "junk .so refused", state_of("junk.so"))
         # magic, then the ABI major and minor as little-endian u16: minor 0x7f
@@ -230,10 +290,46 @@ def loader():
         for x in th:
             x.join()
         t.ok(not failures, "replacing a NApp under load fails no request", failures[:5])
+
+        # a broken replacement is refused; the working version serves on,
+        # status says so, and disable + enable brings back that version
+        def hello_status():
+            _, _, j, _ = k.request("GET", "/api/kytos/core/status/")
+            return j["napps"].get("kytos/hello", {})
+        if sig in hello:
+            k.drop(None, name="hello.so", data=hello.replace(sig, b"json-c0.16:pthreaX", 1))
+            t.ok(k.wait_for(lambda: "build signature" in hello_status().get("rejected", {}).get("reason", "")),
+                 "a broken replacement is reported beside the version that serves", hello_status())
+            hs = hello_status()
+            t.ok(hs.get("state") == "enabled" and hs.get("version") == "1.0.0"
+                 and hs["rejected"].get("state") == "refused"
+                 and k.request("GET", "/api/kytos/hello/v1/")[0] == 200,
+                 "status shows the old version still serving", hs)
+            st, _, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/hello/disable")
+            st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+            t.ok(st == 200 and st2 == 404 and hello_status().get("state") == "disabled", "disable", (st, st2, hello_status()))
+            st, _, js, _ = k.request("GET", "/api/kytos/core/napps/kytos/hello/enable")
+            st2, _, _, _ = k.request("GET", "/api/kytos/hello/v1/")
+            hs = hello_status()
+            t.ok(st == 200 and js == {"response": "enabled"} and st2 == 200 and hs.get("state") == "enabled"
+                 and "rejected" in hs, "enable after a refused replacement brings back the working version",
+                 (st, js, st2, hs))
+            t.ok("has not changed since" in k.logtext(), "the unchanged broken file is not read again", k.logtext())
+        # a second file with the same NApp: refused while the first holds
+        # it, loaded when the first goes
         k.drop("hello.so", name="hello_copy.so")
         t.ok(k.wait_for(lambda: state_of("hello_copy.so") and "duplicate NApp kytos/hello" in state_of("hello_copy.so")[0].get("reason", "")),
              "a second file with the same NApp is refused", state_of("hello_copy.so"))
+        hs = hello_status()
+        t.ok(hs.get("file", "").endswith("/hello.so") and
+             [o["file"] for o in hs.get("other_files", [])] == [k.napps + "/hello_copy.so"],
+             "status shows the NApp by the file that serves it, the duplicate beside it", hs)
         k.remove("hello.so")
+        t.ok(k.wait_for(lambda: hello_status().get("file", "").endswith("/hello_copy.so")
+                        and hello_status().get("state") == "enabled", 3)
+             and k.request("GET", "/api/kytos/hello/v1/")[0] == 200,
+             "when the first file goes, the duplicate loads", hello_status())
+        k.remove("hello_copy.so")
         t.ok(k.wait_for(lambda: k.request("GET", "/api/kytos/hello/v1/")[0] == 404, 3), "removed NApp's routes go away")
 
         # a NApp whose init ran stays mapped once replaced or removed (its
@@ -243,8 +339,8 @@ def loader():
                 return {ln.split(None, 5)[5].replace(" (deleted)", "").strip() for ln in f
                         if len(ln.split(None, 5)) == 6 and ln.rstrip().replace(" (deleted)", "").endswith(suffix)}
         t.ok(len(mapped(".hello.so")) >= 2, "replaced and removed versions stay mapped", sorted(mapped(".hello.so")))
-        t.ok(not mapped("badsig.so") and not mapped("abi9.so") and not mapped("hello_copy.so"),
-             "files refused before init are unmapped", sorted(mapped("badsig.so") | mapped("hello_copy.so")))
+        t.ok(not mapped("badsig.so") and not mapped("abi9.so") and not mapped("minor7.so"),
+             "files refused before init are unmapped", sorted(mapped("badsig.so") | mapped("abi9.so")))
     finally:
         rc = k.stop()
         t.ok(rc == 0, "clean exit", k.logtext())

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WAIT_MS 10000 /* generous: sanitizer builds on a shared machine */
 
@@ -985,6 +986,57 @@ START_TEST(shutdown_deadline_drops_the_rest)
 }
 END_TEST
 
+static atomic_int never_observed;
+
+static void observe_count(void *ud, const char *name, struct json_object *content)
+{
+    (void)ud;
+    (void)name;
+    (void)content;
+    atomic_fetch_add(&never_observed, 1);
+}
+
+/* A bus that never started (a test host freed without kytos_test_start)
+ * had nothing running: what was published before start is discarded
+ * without a warning about dropped events, and no kytos/core.shutdown is
+ * published that nobody could receive. */
+START_TEST(never_started_bus_frees_quietly)
+{
+    kh_bus *b = fake_bus(NULL);
+    struct fake_napp a;
+    struct rec r;
+    char text[4096];
+    size_t n;
+    FILE *cap = tmpfile();
+    int saved = dup(2);
+
+    ck_assert_ptr_nonnull(cap);
+    ck_assert_int_ge(saved, 0);
+    fake_napp_init(&a, "test/a");
+    rec_init(&r);
+    subscribe(b, &a, "ns\\.x", NULL, &r);
+    kh_bus_set_observer(b, observe_count, NULL);
+    ck_assert_int_eq(publish(b, "ns.x", 1, NULL, 0, -1), 0);
+    ck_assert_int_eq(publish(b, "ns.x", 2, NULL, 0, -1), 0);
+    ck_assert_int_eq(atomic_load(&never_observed), 2);
+    /* (before kh_log_start, log lines go to stderr at once) */
+    fflush(stderr);
+    ck_assert_int_ge(dup2(fileno(cap), 2), 0);
+    kh_bus_free(b);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(cap);
+    n = fread(text, 1, sizeof text - 1, cap);
+    text[n] = '\0';
+    fclose(cap);
+    ck_assert_msg(strstr(text, "dropped") == NULL, "logged: %s", text);
+    ck_assert_int_eq(count(&r), 0);                         /* delivered nothing */
+    ck_assert_int_eq(atomic_load(&never_observed), 2);      /* no kytos/core.shutdown */
+    ck_assert_int_eq(atomic_load(&a.refs), 0);
+}
+END_TEST
+
 START_TEST(status_has_kytos_keys)
 {
     kh_bus *b = fake_bus(NULL);
@@ -1072,6 +1124,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shutdown_drains_then_refuses);
     tcase_add_test(tc, shutdown_deadline_drops_the_rest);
     tcase_add_test(tc, status_has_kytos_keys);
+    tcase_add_test(tc, never_started_bus_frees_quietly);
     tcase_add_test(tc, napp_shutdown_event_after_bus_shutdown);
     suite_add_tcase(s, tc);
     return s;

@@ -3,7 +3,9 @@
 #include "check_tap.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SO NAPP_DIR "/hello.so"
 
@@ -153,6 +155,36 @@ START_TEST(loading_twice_is_refused)
 }
 END_TEST
 
+/* A test host that never started had nothing running: freeing it says
+ * nothing of events "dropped" (what was published before start is not
+ * delivered, and no kytos/core.shutdown is published). */
+START_TEST(never_started_host_frees_quietly)
+{
+    kytos_test_host *h = kytos_test_host_new(NULL);
+    char text[8192];
+    size_t n;
+    FILE *cap = tmpfile();
+    int saved = dup(2);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_nonnull(cap);
+    ck_assert_int_ge(saved, 0);
+    ck_assert_int_eq(kytos_test_load(h, SO), 0);
+    ck_assert_int_eq(kytos_test_publish(h, "kytos/test.before_start", "{}"), 0);
+    fflush(stderr);
+    ck_assert_int_ge(dup2(fileno(cap), 2), 0);
+    kytos_test_host_free(h);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(cap);
+    n = fread(text, 1, sizeof text - 1, cap);
+    text[n] = '\0';
+    fclose(cap);
+    ck_assert_msg(strstr(text, "dropped") == NULL, "logged: %s", text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("napp_hello");
@@ -168,6 +200,9 @@ int main(void)
     tcase_add_test(tc, openapi_checks_the_body_before_the_handler);
     tcase_add_test(tc, core_status_lists_the_napp);
     tcase_add_test(tc, loading_twice_is_refused);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("lifecycle");
+    tcase_add_test(tc, never_started_host_frees_quietly);
     suite_add_tcase(s, tc);
     return kytos_check_run(s);
 }

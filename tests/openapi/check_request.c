@@ -49,7 +49,12 @@ static const char *SPEC =
     "      properties:\n"
     "        name: {type: string}\n"
     "        id: {type: string, readOnly: true}\n"
-    "        cookie: {type: integer}\n";
+    "        cookie: {type: integer}\n"
+    "        match:\n"
+    "          type: object\n"
+    "          required: [in_port]\n"
+    "          additionalProperties: false\n"
+    "          properties: {in_port: {type: integer}}\n";
 
 static kytos_openapi_spec *spec;
 static const kytos_openapi_op *op_post, *op_free_delete, *op_free_put;
@@ -150,9 +155,22 @@ START_TEST(test_body)
     ck_assert_str_eq(out, "{\"description\":\"The request body contains invalid API data., Additional properties "
                      "are not allowed ('zz' was unexpected) for field ., 1 is not of type 'string' for field name., "
                      "Tried to write read-only property with x for field id.\",\"code\":400,\"errors\":["
-                     "{\"in\":\"body\",\"pointer\":\"\",\"message\":\"Additional properties are not allowed ('zz' was unexpected)\"},"
+                     "{\"in\":\"body\",\"pointer\":\"\",\"field\":\"zz\",\"message\":\"Additional properties are not allowed ('zz' was unexpected)\"},"
                      "{\"in\":\"body\",\"pointer\":\"/name\",\"message\":\"1 is not of type 'string'\"},"
                      "{\"in\":\"body\",\"pointer\":\"/id\",\"message\":\"Tried to write read-only property with x\"}]}");
+    /* nested: the pointer is the object that misses the field or holds
+     * the extra ones, and each error names its field */
+    ck_assert_int_eq(post("1", "mode=a", JSON, "{\"name\": \"n\", \"match\": {\"b\": 1, \"a\": 2}}",
+                          out, sizeof out), 400);
+    ck_assert_str_eq(out, "{\"description\":\"The request body contains invalid API data., "
+                     "'in_port' is a required property for field match., Additional properties are "
+                     "not allowed ('a', 'b' were unexpected) for field match.\",\"code\":400,\"errors\":["
+                     "{\"in\":\"body\",\"pointer\":\"/match\",\"field\":\"in_port\",\"message\":"
+                     "\"'in_port' is a required property\"},"
+                     "{\"in\":\"body\",\"pointer\":\"/match\",\"field\":\"a\",\"message\":"
+                     "\"Additional properties are not allowed ('a', 'b' were unexpected)\"},"
+                     "{\"in\":\"body\",\"pointer\":\"/match\",\"field\":\"b\",\"message\":"
+                     "\"Additional properties are not allowed ('a', 'b' were unexpected)\"}]}");
     /* uint64 cookies are kept exactly and reach the handler */
     ck_assert_int_eq(post("1", "mode=a", JSON, "{\"name\": \"n\", \"cookie\": 13474790939069419520}",
                           out, sizeof out), 0);
@@ -179,12 +197,18 @@ START_TEST(test_params)
                      "\"Failed to cast value to integer type: ten\"}]}");
     /* path parameters come first; all problems are listed */
     ck_assert_int_eq(post("0", "mode=z&limit=500", JSON, "{}", out, sizeof out), 400);
-    ck_assert_str_eq(out, "{\"description\":\"The request body contains invalid API data., "
-                     "0 is less than the minimum of 1 for field .\",\"code\":400,\"errors\":["
+    ck_assert_str_eq(out, "{\"description\":\"Invalid path parameter: id, "
+                     "0 is less than the minimum of 1.\",\"code\":400,\"errors\":["
                      "{\"in\":\"path\",\"name\":\"id\",\"pointer\":\"\",\"message\":\"0 is less than the minimum of 1\"},"
                      "{\"in\":\"query\",\"name\":\"limit\",\"pointer\":\"\",\"message\":\"500 is greater than the maximum of 100\"},"
                      "{\"in\":\"query\",\"name\":\"mode\",\"pointer\":\"\",\"message\":\"'z' is not one of ['a', 'b']\"},"
-                     "{\"in\":\"body\",\"pointer\":\"\",\"message\":\"'name' is a required property\"}]}");
+                     "{\"in\":\"body\",\"pointer\":\"\",\"field\":\"name\",\"message\":\"'name' is a required property\"}]}");
+    /* a path parameter that does not cast: named, not called the body */
+    ck_assert_int_eq(post("x", "mode=a", JSON, OK_BODY, out, sizeof out), 400);
+    ck_assert_str_eq(out, "{\"description\":\"Invalid path parameter: id, "
+                     "Failed to cast value to integer type: x.\",\"code\":400,\"errors\":["
+                     "{\"in\":\"path\",\"name\":\"id\",\"pointer\":\"\",\"message\":"
+                     "\"Failed to cast value to integer type: x\"}]}");
     /* typed values, defaults, repeated keys, explode=false, decoding */
     hdr_trace = "abc";
     ck_assert_int_eq(post("42", "mode=a&force=Yes&tags=1&tags=2&csv=x,y%2Cz&name=%C3%A9+x",
