@@ -59,6 +59,12 @@ TESTS += tests/host/check_log
 tests_host_check_log_SOURCES = tests/host/check_log.c
 tests_host_check_log_CFLAGS = $(TEST_CC)
 tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
+# docs/configuration.md is generated from host/util/conf_keys.c.
+TESTS += tests/host/config_reference.sh
+EXTRA_DIST += tests/host/config_reference.sh docs/configuration.md
+# host/{util,events,store,http} do not reach up to the host object.
+TESTS += tests/host/check_layers.sh
+EXTRA_DIST += tests/host/check_layers.sh
 EXTRA_DIST += tests/fuzz/run-fuzz.sh
 
 # Real Open vSwitch (userspace datapath) in a private directory: the harness

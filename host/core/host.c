@@ -17,23 +17,21 @@
 
 #define LOGGER "kytos.core.controller"
 
-int64_t kh_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t kh_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 kh_store *kh_host_store(const kh_host *h) { return h->store; }
 kh_bus *kh_host_bus(const kh_host *h) { return h->bus; }
 const kh_config *kh_host_config(const kh_host *h) { return h->config; }
+kh_host *kh_req_host(const kytos_req *r) { return r->ctx ? r->ctx->owner : NULL; }
+
+static const struct kh_napp_ops napp_ops = {
+    .ref = kh_napp_ref,
+    .unref = kh_napp_unref,
+    .is_active = kh_napp_is_active,
+    .id = kh_napp_id,
+    .logger = kh_napp_logger,
+    .crashed = kh_napp_crashed,
+};
+
+const struct kh_napp_ops *kh_host_napp_ops(void) { return &napp_ops; }
 
 static int mkdir_p(const char *path)
 {
@@ -74,13 +72,19 @@ kh_workpool *kh_host_pool(kh_host *h, const char *name)
         unsigned n = pool_size(h->config, name, 16);
         p = kh_workpool_new(name, n, (size_t)n * 16);
         if (p) {
-            kh_workpool_set_target(p, (unsigned)kh_config_int(h->config, "api_queue_target_ms", 100));
+            kh_workpool_set_target(p, (unsigned)kh_config_int(h->config, "api_queue_target_ms"));
             snprintf(h->pools[h->npools].name, sizeof h->pools[0].name, "%s", name);
             h->pools[h->npools++].pool = p;
         }
     }
     pthread_mutex_unlock(&h->pools_mu);
     return p ? p : h->api_pool;
+}
+
+/* The router resolves a route's pool once, when the route is added. */
+static struct kh_workpool *route_pool(void *h, const char *name)
+{
+    return kh_host_pool(h, name);
 }
 
 int kh_host_core_route(kh_host *h, const char *method, const char *path, kytos_handler handler,
@@ -111,6 +115,13 @@ int kh_host_core_route(kh_host *h, const char *method, const char *path, kytos_h
     rt->next = h->core_routes;
     h->core_routes = rt;
     return KYTOS_OK;
+}
+
+/* kh_host_core_route for the subsystems that serve core routes. */
+static int core_route_add(void *h, const char *method, const char *path, kytos_handler handler,
+                          void *ud, unsigned flags)
+{
+    return kh_host_core_route(h, method, path, handler, ud, flags);
 }
 
 static int64_t concurrency_limit(kh_host *h)
@@ -147,58 +158,59 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     pthread_mutex_init(&h->load_mu, NULL);
     pthread_mutex_init(&h->reg_mu, NULL);
     pthread_cond_init(&h->refs_cv, NULL);
-    pthread_mutex_init(&h->watch_mu, NULL);
-    snprintf(h->napps_dir, sizeof h->napps_dir, "%s", kh_config_str(cfg, "napps", "napps"));
+    pthread_mutex_init(&h->web.watch_mu, NULL);
+    if (kh_config_check(cfg, err, errlen) != 0)
+        goto fail;
+    snprintf(h->napps_dir, sizeof h->napps_dir, "%s", kh_config_str(cfg, "napps"));
     snprintf(h->data_dir, sizeof h->data_dir, "%s",
-             data_dir ? data_dir : kh_config_str(cfg, "data_dir", "."));
+             data_dir ? data_dir : kh_config_str(cfg, "data_dir"));
     if (mkdir_p(h->data_dir) != 0) {
         snprintf(err, errlen, "cannot create data directory %s: %s", h->data_dir, strerror(errno));
         goto fail;
     }
-    h->max_body = (size_t)kh_config_int(cfg, "api_max_body", 8 << 20);
-    h->handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms", 30000);
-    h->traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500", 1);
-    h->json_500 = kh_config_bool(cfg, "api_json_500", 0);
-    h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms", 10000);
-    h->rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit", 0);
-    {
-        int64_t p = kh_config_int(cfg, "api_ipv6_client_prefix", 64);
-        h->client_v6_prefix = kh_client_prefix(p);
-        if ((int64_t)h->client_v6_prefix != p)
-            kh_log(LOGGER, KH_WARNING, "api_ipv6_client_prefix must be 1 to 128, not %lld: using %u",
-                   (long long)p, h->client_v6_prefix);
-    }
-    h->concurrency_limit = concurrency_limit(h);
-    kh_shed_init(h);
-    h->ratelimit = kh_ratelimit_new(h->rate_limit);
+    h->web.max_body = (size_t)kh_config_int(cfg, "api_max_body");
+    h->web.handler_timeout_ms = (unsigned)kh_config_int(cfg, "api_handler_timeout_ms");
+    h->web.traceback_on_500 = kh_config_bool(cfg, "api_traceback_on_500");
+    h->web.json_500 = kh_config_bool(cfg, "api_json_500");
+    h->shutdown_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms");
+    h->web.rate_limit = (unsigned)kh_config_int(cfg, "api_rate_limit");
+    h->web.client_v6_prefix = kh_client_prefix(kh_config_int(cfg, "api_ipv6_client_prefix"));
+    h->web.concurrency_limit = concurrency_limit(h);
+    kh_shed_init(&h->web, kh_config_int(cfg, "api_shed_latency_ms"));
+    h->web.ratelimit = kh_ratelimit_new(h->web.rate_limit);
     api_threads = pool_size(cfg, "api", 512);
     h->api_pool = kh_workpool_new("api", api_threads,
-                                  (size_t)(h->concurrency_limit > 0 ? h->concurrency_limit : 1024) + 64);
-    h->router = kh_router_new();
+                                  (size_t)(h->web.concurrency_limit > 0 ? h->web.concurrency_limit : 1024) + 64);
+    h->router = kh_router_new(route_pool, h, &napp_ops);
     if (h->api_pool)
-        kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms", 100));
+        kh_workpool_set_target(h->api_pool, (unsigned)kh_config_int(cfg, "api_queue_target_ms"));
     if (!h->api_pool || !h->router) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* what the REST front door gets from the host (http/http_ctx.h) */
+    h->web.router = h->router;
+    h->web.api_pool = h->api_pool;
+    h->web.napps = &napp_ops;
+    h->web.owner = h;
     if (kh_store_open(&h->store, &(struct kh_store_opts){
-                          .backend = kh_config_str(cfg, "database", ""),
+                          .backend = kh_config_str(cfg, "database"),
                           .data_dir = h->data_dir,
                           .wait_for_server = 1,
-                          .sync = kh_config_str(cfg, "store_sync", "normal"),
+                          .sync = kh_config_str(cfg, "store_sync"),
                           .log = store_log},
                       &serr) != 0) {
         snprintf(err, errlen, "store: %s", serr.message);
         goto fail;
     }
-    h->bus = kh_bus_new(h, cfg, err, errlen);
+    h->bus = kh_bus_new(cfg, &napp_ops, err, errlen);
     if (!h->bus)
         goto fail;
-    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, h) != 0) {
+    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, core_route_add, h) != 0) {
         snprintf(err, errlen, "cannot register the core routes");
         goto fail;
     }
-    if (kh_watchdog_start(h) != 0) {
+    if (kh_watchdog_start(&h->web) != 0) {
         snprintf(err, errlen, "cannot start the watchdog thread");
         goto fail;
     }
@@ -240,7 +252,7 @@ void kh_host_free(kh_host *h)
         return;
     if (h->router)
         kh_host_stop(h);
-    kh_watchdog_stop(h);
+    kh_watchdog_stop(&h->web);
     kh_workpool_free(h->api_pool);
     for (i = 0; i < h->npools; i++)
         kh_workpool_free(h->pools[i].pool);
@@ -258,14 +270,14 @@ void kh_host_free(kh_host *h)
         free(r);
     }
     kh_registry_free(h);
-    kh_ratelimit_free(h->ratelimit);
+    kh_ratelimit_free(h->web.ratelimit);
     json_object_put(h->disabled);
     kh_config_free(h->config);
     pthread_mutex_destroy(&h->pools_mu);
     pthread_mutex_destroy(&h->load_mu);
     pthread_mutex_destroy(&h->reg_mu);
     pthread_cond_destroy(&h->refs_cv);
-    pthread_mutex_destroy(&h->watch_mu);
+    pthread_mutex_destroy(&h->web.watch_mu);
     free(h);
 }
 
@@ -319,15 +331,15 @@ struct json_object *kh_host_status(kh_host *h)
             json_object_object_add(o, "napp_files", json_object_get(part));
         json_object_put(ns);
     }
-    json_object_object_add(http, "requests_served", json_object_new_int64((int64_t)atomic_load(&h->served)));
-    json_object_object_add(http, "in_flight", json_object_new_int64(atomic_load(&h->in_flight)));
-    json_object_object_add(http, "concurrency_limit", json_object_new_int64(h->concurrency_limit));
-    json_object_object_add(http, "rejected_503", json_object_new_int64((int64_t)atomic_load(&h->rejected_503)));
-    json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->rejected_429)));
-    json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->timeouts_504)));
-    json_object_object_add(http, "reclaimed_idle", json_object_new_int64((int64_t)atomic_load(&h->reclaimed_idle)));
-    json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->errors_500)));
-    json_object_object_add(http, "overload", kh_shed_status(h));
+    json_object_object_add(http, "requests_served", json_object_new_int64((int64_t)atomic_load(&h->web.served)));
+    json_object_object_add(http, "in_flight", json_object_new_int64(atomic_load(&h->web.in_flight)));
+    json_object_object_add(http, "concurrency_limit", json_object_new_int64(h->web.concurrency_limit));
+    json_object_object_add(http, "rejected_503", json_object_new_int64((int64_t)atomic_load(&h->web.rejected_503)));
+    json_object_object_add(http, "rejected_429", json_object_new_int64((int64_t)atomic_load(&h->web.rejected_429)));
+    json_object_object_add(http, "timeouts_504", json_object_new_int64((int64_t)atomic_load(&h->web.timeouts_504)));
+    json_object_object_add(http, "reclaimed_idle", json_object_new_int64((int64_t)atomic_load(&h->web.reclaimed_idle)));
+    json_object_object_add(http, "errors_500", json_object_new_int64((int64_t)atomic_load(&h->web.errors_500)));
+    json_object_object_add(http, "overload", kh_shed_status(&h->web));
     json_object_object_add(o, "http", http);
     pools = json_object_new_object();
     json_object_object_add(pools, "api", kh_workpool_status(h->api_pool));

@@ -7,6 +7,7 @@
 #include "core/hostimpl.h"
 #include "http/http_server.h"
 #include "util/log.h"
+#include "util/conf_keys.h"
 #include "napps/watcher.h"
 #include <getopt.h>
 #include <signal.h>
@@ -31,6 +32,7 @@ static void usage(FILE *out)
             "      --data-dir DIR      where the embedded store and state live\n"
             "      --set KEY=VALUE     set any [daemon] key (JSON value)\n"
             "      --port-file FILE    write the bound HTTP port there once listening\n"
+            "      --print-config-reference  print every [daemon] key (docs/configuration.md)\n"
             "  -v, --version           print the version\n"
             "  -h, --help              this text\n");
 }
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
         {"database", required_argument, NULL, 'd'}, {"data-dir", required_argument, NULL, 'W'},
         {"set", required_argument, NULL, 'S'},  {"port-file", required_argument, NULL, 'F'},
         {"version", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
+        {"print-config-reference", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     const char *conf = NULL, *port_file = NULL;
     kh_config *cfg = kh_config_new();
@@ -97,6 +100,7 @@ int main(int argc, char **argv)
         }
         case 'v': printf("kytosd %s (ABI %d.%d)\n", KYTOS_VERSION_STRING, KYTOS_ABI_MAJOR, KYTOS_ABI_MINOR); return 0;
         case 'h': usage(stdout); return 0;
+        case 'R': kh_conf_print_reference(stdout); kh_config_free(cfg); return 0;
         default: usage(stderr); return 2;
         }
         if (key) {
@@ -127,6 +131,10 @@ int main(int argc, char **argv)
     }
     if (debug)
         kh_config_set(cfg, "debug", "true");
+    if (kh_config_check(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "kytosd: configuration: %s\n", err);
+        return 1;
+    }
 
     /* every thread created from here on inherits the blocked signals */
     sigemptyset(&set);
@@ -137,13 +145,13 @@ int main(int argc, char **argv)
 
     {
         struct kh_log_opts lo = {
-            .level = kh_config_bool(cfg, "debug", 0) ? KH_DEBUG
-                     : kh_log_level_parse(kh_config_str(cfg, "log_level", "INFO")) > 0
-                         ? kh_log_level_parse(kh_config_str(cfg, "log_level", "INFO")) : KH_INFO,
-            .console = kh_config_bool(cfg, "log_console", 1),
-            .file = kh_config_str(cfg, "log_file", ""),
-            .syslog = kh_config_bool(cfg, "log_syslog", 0),
-            .queue_max = (size_t)kh_config_int(cfg, "log_queue_max", 65536),
+            .level = kh_config_bool(cfg, "debug") ? KH_DEBUG
+                     : kh_log_level_parse(kh_config_str(cfg, "log_level")) > 0
+                         ? kh_log_level_parse(kh_config_str(cfg, "log_level")) : KH_INFO,
+            .console = kh_config_bool(cfg, "log_console"),
+            .file = kh_config_str(cfg, "log_file"),
+            .syslog = kh_config_bool(cfg, "log_syslog"),
+            .queue_max = (size_t)kh_config_int(cfg, "log_queue_max"),
             .levels_json = json_object_to_json_string(kh_config_get(cfg, "log_levels")),
         };
         kh_log_start(&lo);
@@ -157,7 +165,7 @@ int main(int argc, char **argv)
         return 1;
     }
     kh_napps_load_all(h);
-    h->http = kh_http_start(h, err, sizeof err);
+    h->http = kh_http_start(&h->web, h->config, err, sizeof err);
     if (!h->http) {
         kh_log(LOGGER, KH_CRITICAL, "cannot start the API server: %s", err);
         kh_host_free(h);
@@ -182,7 +190,7 @@ int main(int argc, char **argv)
         }
     }
     kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/",
-           kh_config_str(cfg, "listen", "0.0.0.0"), kh_http_port(h->http));
+           kh_config_str(cfg, "listen"), kh_http_port(h->http));
 
     sigwait(&set, &sig);
     kh_log(LOGGER, KH_INFO, "signal %d: shutting down", sig);
@@ -190,7 +198,7 @@ int main(int argc, char **argv)
     pthread_detach(forcer);
     kh_watcher_stop(h->watcher);
     h->watcher = NULL;
-    atomic_store(&h->draining, 1);
+    atomic_store(&h->web.draining, 1);
     kh_http_stop(h->http, h->shutdown_timeout_ms);
     h->http = NULL;
     kh_host_stop(h);

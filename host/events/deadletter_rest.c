@@ -1,6 +1,7 @@
 /* host/events/deadletter_rest.c - the dead letter's core routes: HTTP glue over
  * deadletter_ops.c. */
 #include "events/deadletter_ops.h"
+#include "http/req_api.h"
 #include "util/log.h"
 
 #define DL_PATH "/api/kytos/core/dead_letter/"
@@ -41,13 +42,13 @@ static int dl_delete(kytos_req *req, void *ud)
     return send_reply(req, &r);
 }
 
-int kh_bus_register_core_routes(kh_bus *b, kh_host *h)
+int kh_bus_register_core_routes(kh_bus *b, kh_core_route_fn add, void *add_ud)
 {
     int rc;
 
-    if ((rc = kh_host_core_route(h, "GET", DL_PATH, dl_get, b, 0)) != 0 ||
-        (rc = kh_host_core_route(h, "PATCH", DL_PATH, dl_patch, b, 0)) != 0 ||
-        (rc = kh_host_core_route(h, "DELETE", DL_PATH, dl_delete, b, 0)) != 0)
+    if ((rc = add(add_ud, "GET", DL_PATH, dl_get, b, 0)) != 0 ||
+        (rc = add(add_ud, "PATCH", DL_PATH, dl_patch, b, 0)) != 0 ||
+        (rc = add(add_ud, "DELETE", DL_PATH, dl_delete, b, 0)) != 0)
         kh_log("kytos.core.events", KH_ERROR, "cannot register the dead letter routes: %s",
                kh_strerror(rc));
     return rc;

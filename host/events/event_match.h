@@ -13,7 +13,7 @@
 #ifndef KH_EVENT_MATCH_H
 #define KH_EVENT_MATCH_H
 
-#include "core/host.h"
+#include "util/base.h"
 #include "util/workpool.h"
 #include <regex.h>
 #include <stdatomic.h>

@@ -8,7 +8,7 @@
 #ifndef KH_EVENT_OBJ_H
 #define KH_EVENT_OBJ_H
 
-#include "core/host.h"
+#include "util/base.h"
 #include "events/event_util.h"
 #include <stdatomic.h>
 

@@ -943,6 +943,11 @@ void kh_bus_free(kh_bus *b)
 static size_t buffer_qsize(void *ctx) { return kh_buffer_depth(ctx); }
 static size_t pool_qsize(void *ctx) { return kh_workpool_queued(ctx); }
 
+const struct kh_napp_ops *kh_bus_napp_ops(const kh_bus *b)
+{
+    return &b->ops;
+}
+
 kh_bus *kh_bus_new_conf(const struct kh_bus_conf *conf, const struct kh_napp_ops *ops,
                         char *err, size_t errlen)
 {

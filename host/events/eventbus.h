@@ -25,23 +25,16 @@
 #ifndef KH_EVENTBUS_H
 #define KH_EVENTBUS_H
 
-#include "core/host.h"
+#include "util/base.h"
 
 struct kh_bus_conf;
 
 typedef void (*kh_bus_observer)(void *ud, const char *name, struct json_object *content);
 
-/* How the bus reaches NApps.  kh_bus_new uses the host's kh_napp_* functions;
- * unit tests pass their own. */
-struct kh_napp_ops {
-    void (*ref)(kytos_napp *n);
-    void (*unref)(kytos_napp *n);
-    int (*is_active)(const kytos_napp *n);
-    const char *(*id)(const kytos_napp *n);   /* "user/name" */
-};
-
-kh_bus *kh_bus_new(kh_host *host, const kh_config *cfg, char *err, size_t errlen);
-/* The same from a parsed configuration (event_conf.h); ops is copied. */
+/* The bus from kytos.conf's keys; ops (util/base.h: how the bus reaches
+ * NApps, the host's kh_napp_* functions or a test's) is copied. */
+kh_bus *kh_bus_new(const kh_config *cfg, const struct kh_napp_ops *ops, char *err, size_t errlen);
+/* The same from a parsed configuration (event_conf.h). */
 kh_bus *kh_bus_new_conf(const struct kh_bus_conf *conf, const struct kh_napp_ops *ops,
                         char *err, size_t errlen);
 int kh_bus_start(kh_bus *b);
@@ -91,8 +84,9 @@ void kh_bus_free(kh_bus *b);
  * depth,high_water,drops,...}}, "pools":{name:{threads,active,queued,...}}, "dead_letter":{...},
  * "subscriptions":{...}, "events":{...}, "timers":{...}, "monitors":{...}}. New ref. */
 struct json_object *kh_bus_status(kh_bus *b);
-/* Register GET/PATCH/DELETE /api/kytos/core/dead_letter/ on the host. */
-int kh_bus_register_core_routes(kh_bus *b, kh_host *h);
+/* Register GET/PATCH/DELETE /api/kytos/core/dead_letter/ through add (the
+ * host's kh_host_core_route). */
+int kh_bus_register_core_routes(kh_bus *b, kh_core_route_fn add, void *add_ud);
 /* Test host hook: called for every event accepted by publish (and for the
  * core's kytos/core.shutdown and kytos/core.shutdown.<u>/<n>), in the
  * publishing thread, before any handler can see the event: an event is
@@ -100,8 +94,12 @@ int kh_bus_register_core_routes(kh_bus *b, kh_host *h);
  * threads at once: fn must lock.  content is borrowed and read-only
  * (deep-copy it to keep it).  Set before kh_bus_start. */
 void kh_bus_set_observer(kh_bus *b, kh_bus_observer fn, void *ud);
-/* Fill the event/pacer/timer slots of the ABI table. */
-void kh_bus_api_fill(struct kytos_api *api);
+/* Fill the event/pacer/timer slots of the ABI table; bus_of finds the bus
+ * of the calling NApp (NULL: none, the slot fails with KYTOS_EINVAL).  The
+ * table is one per process, and so is bus_of. */
+void kh_bus_api_fill(struct kytos_api *api, kh_bus *(*bus_of)(const kytos_napp *n));
+/* The NApp hooks the bus was created with. */
+const struct kh_napp_ops *kh_bus_napp_ops(const kh_bus *b);
 
 /* Pacer and timers (the ABI slots call these). */
 int kh_bus_pace(kh_bus *b, kytos_napp *n, const char *action, const char *key, const char *rate,

@@ -1,24 +1,17 @@
-/* host/events/eventbus_api.c - the bus as the host builds it (kytos.conf, the real
- * NApp hooks) and the event/pacer/timer slots of the ABI table.  Kept apart
- * from eventbus.c so unit tests link the bus without the core. */
+/* host/events/eventbus_api.c - the bus from kytos.conf and the
+ * event/pacer/timer slots of the ABI table.  The host hands in how to reach
+ * NApps and how to find a NApp's bus; kept apart from eventbus.c so unit
+ * tests link the bus alone. */
 #include "events/eventbus.h"
 #include "events/event_conf.h"
 #include "events/event_obj.h"
 #include "util/log.h"
 #include <stdio.h>
 
-static const struct kh_napp_ops host_ops = {
-    .ref = kh_napp_ref,
-    .unref = kh_napp_unref,
-    .is_active = kh_napp_is_active,
-    .id = kh_napp_id,
-};
-
-kh_bus *kh_bus_new(kh_host *host, const kh_config *cfg, char *err, size_t errlen)
+kh_bus *kh_bus_new(const kh_config *cfg, const struct kh_napp_ops *ops, char *err, size_t errlen)
 {
     struct kh_bus_conf c;
 
-    (void)host;
     kh_bus_conf_defaults(&c);
     if (cfg && kh_bus_conf_apply(&c, kh_config_get(cfg, "thread_pool_max_workers"),
                                  kh_config_get(cfg, "event_buffer_conf"),
@@ -26,13 +19,15 @@ kh_bus *kh_bus_new(kh_host *host, const kh_config *cfg, char *err, size_t errlen
                                  kh_config_get(cfg, "event_buffer_monitors"),
                                  kh_config_get(cfg, "dead_letter_max_per_name"), err, errlen) != 0)
         return NULL;
-    return kh_bus_new_conf(&c, &host_ops, err, errlen);
+    return kh_bus_new_conf(&c, ops, err, errlen);
 }
+
+/* Set once, by the host's kh_bus_api_fill (before any NApp runs). */
+static kh_bus *(*napp_bus)(const kytos_napp *n);
 
 static kh_bus *bus_of(const kytos_napp *n)
 {
-    kh_host *h = n ? kh_napp_host(n) : NULL;
-    return h ? kh_host_bus(h) : NULL;
+    return n && napp_bus ? napp_bus(n) : NULL;
 }
 
 static int api_subscribe(kytos_napp *n, const struct kytos_sub *s)
@@ -44,8 +39,11 @@ static int api_subscribe(kytos_napp *n, const struct kytos_sub *s)
     if (!b)
         return KYTOS_EINVAL;
     rc = kh_bus_subscribe(b, n, s, err, sizeof err);
-    if (rc != 0)
-        kh_log(kh_napp_logger(n), KH_ERROR, "event subscribe failed: %s", err);
+    if (rc != 0) {
+        const struct kh_napp_ops *ops = kh_bus_napp_ops(b);
+        kh_log(ops->logger ? ops->logger(n) : "kytos.core.events", KH_ERROR,
+               "event subscribe failed: %s", err);
+    }
     return rc;
 }
 
@@ -85,8 +83,9 @@ static int api_timer_add(kytos_napp *n, unsigned interval_ms, kytos_timer_fn fn,
     return b ? kh_bus_timer_add(b, n, interval_ms, fn, ud) : KYTOS_EINVAL;
 }
 
-void kh_bus_api_fill(struct kytos_api *api)
+void kh_bus_api_fill(struct kytos_api *api, kh_bus *(*bus_of_napp)(const kytos_napp *n))
 {
+    napp_bus = bus_of_napp;
     api->event_subscribe = api_subscribe;
     api->event_publish = api_publish;
     api->event_name = kh_event_name;

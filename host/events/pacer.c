@@ -3,7 +3,7 @@
 #include "events/pacer.h"
 #include "events/event_strmap.h"
 #include "events/event_util.h"
-#include "core/host.h"
+#include "util/base.h"
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* host/events/queue_monitor.c - the windows, and one sampling thread for all. */
 #include "events/queue_monitor.h"
 #include "events/event_util.h"
-#include "core/host.h"
+#include "util/base.h"
 #include "util/log.h"
 #include <errno.h>
 #include <pthread.h>

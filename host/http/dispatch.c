@@ -1,7 +1,8 @@
 /* host/http/dispatch.c - the request pipeline every transport shares:
  * route -> admission -> body checks -> OpenAPI checks -> handler (inline or
  * on a pool) -> deadline -> response.  See DESIGN.md, "The request path". */
-#include "core/hostimpl.h"
+#include "http/dispatch.h"
+#include "http/shed.h"
 #include "napps/guard.h"
 #include "util/log.h"
 #include "http/ratelimit.h"
@@ -20,7 +21,7 @@
 
 static void watch_add(kytos_req *r)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
     pthread_mutex_lock(&h->watch_mu);
     r->wprev = NULL;
     r->wnext = h->watch_head;
@@ -32,7 +33,7 @@ static void watch_add(kytos_req *r)
 }
 
 /* Take r off the watch list (watch_mu held, r on it). */
-static void unwatch_locked(kh_host *h, kytos_req *r)
+static void unwatch_locked(struct kh_http_ctx *h, kytos_req *r)
 {
     if (r->wprev)
         r->wprev->wnext = r->wnext;
@@ -45,7 +46,7 @@ static void unwatch_locked(kh_host *h, kytos_req *r)
 
 static void watch_del(kytos_req *r)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
     pthread_mutex_lock(&h->watch_mu);
     if (r->in_watch)
         unwatch_locked(h, r);
@@ -56,7 +57,7 @@ static void finish_inflight(kytos_req *r)
 {
     if (r->counted_inflight) {
         r->counted_inflight = 0;
-        atomic_fetch_sub(&r->host->in_flight, 1);
+        atomic_fetch_sub(&r->ctx->in_flight, 1);
     }
 }
 
@@ -68,12 +69,12 @@ static void complete_unlock(kytos_req *r)
     watch_del(r);
     if (r->admitted) {
         r->admitted = 0;
-        kh_shed_observe(r->host, kh_mono_ns() - r->start_ns);
+        kh_shed_observe(r->ctx, kh_mono_ns() - r->start_ns);
     }
     finish_inflight(r);
-    atomic_fetch_add(&r->host->served, 1);
+    atomic_fetch_add(&r->ctx->served, 1);
     if (r->status >= 500 && r->status != 503 && r->status != 504)
-        atomic_fetch_add(&r->host->errors_500, 1);
+        atomic_fetch_add(&r->ctx->errors_500, 1);
     r->tp->complete(r);
 }
 
@@ -88,7 +89,7 @@ static void complete_now(kytos_req *r)
 /* Answer r, taken off the watch list, with status and msg unless its
  * handler answered meanwhile (NEW: still queued; run_handler then skips
  * it).  The handler's own answer, if it comes later, is dropped. */
-static void expire(kh_host *h, kytos_req *r, unsigned status, const char *msg)
+static void expire(struct kh_http_ctx *h, kytos_req *r, unsigned status, const char *msg)
 {
     pthread_mutex_lock(&r->mu);
     if (r->state == KH_REQ_NEW || r->state == KH_REQ_RUNNING || r->state == KH_REQ_DEFERRED) {
@@ -119,7 +120,7 @@ static void expire(kh_host *h, kytos_req *r, unsigned status, const char *msg)
 
 /* The first watched request (deadline_due: only one past its deadline),
  * taken off the list with a reference; NULL when none (watch_mu held). */
-static kytos_req *take_watched(kh_host *h, int deadline_due, int64_t now)
+static kytos_req *take_watched(struct kh_http_ctx *h, int deadline_due, int64_t now)
 {
     kytos_req *r;
 
@@ -135,7 +136,7 @@ static kytos_req *take_watched(kh_host *h, int deadline_due, int64_t now)
 
 static void *watchdog_main(void *arg)
 {
-    kh_host *h = arg;
+    struct kh_http_ctx *h = arg;
     struct timespec ts;
 
     pthread_mutex_lock(&h->watch_mu);
@@ -170,7 +171,7 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
-void kh_dispatch_answer_all(kh_host *h, unsigned status, const char *why)
+void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *why)
 {
     kytos_req *r;
 
@@ -186,7 +187,7 @@ void kh_dispatch_answer_all(kh_host *h, unsigned status, const char *why)
     pthread_mutex_unlock(&h->watch_mu);
 }
 
-int kh_watchdog_start(kh_host *h)
+int kh_watchdog_start(struct kh_http_ctx *h)
 {
     pthread_condattr_t a;
     pthread_condattr_init(&a);
@@ -201,7 +202,7 @@ int kh_watchdog_start(kh_host *h)
     return 0;
 }
 
-void kh_watchdog_stop(kh_host *h)
+void kh_watchdog_stop(struct kh_http_ctx *h)
 {
     if (!h->watchdog_started)
         return;
@@ -228,7 +229,7 @@ static void cors_preflight(kytos_req *r)
 
 void kh_dispatch_route(kytos_req *r)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
 
     if (strcmp(r->method, "OPTIONS") == 0) {
         cors_preflight(r);
@@ -254,7 +255,7 @@ static const struct kh_transport call_transport;
  * route's worker pool, NULL for inline routes. */
 static int admit(kytos_req *r, kh_workpool *pool)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
     /* a NApp's in-process call is part of a request already admitted */
     int from_client = r->tp != &call_transport;
     int64_t now_in = atomic_fetch_add(&h->in_flight, 1) + 1;
@@ -358,21 +359,21 @@ static int check_body(kytos_req *r)
  * setting a response"); the status code it returned goes to the log only. */
 static void answer_500(kytos_req *r, int rc, const char *without)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
     const struct kh_route *rt = r->match.route;
     char what[400], msg[512];
 
     if (without)
-        snprintf(what, sizeof what, "the %s handler of %s %s %s", kh_napp_id(rt->napp), r->method,
+        snprintf(what, sizeof what, "the %s handler of %s %s %s", rt->napp ? h->napps->id(rt->napp) : "kytos/core", r->method,
                  rt->path, without);
     else
-        snprintf(what, sizeof what, "the %s handler of %s %s failed", kh_napp_id(rt->napp),
+        snprintf(what, sizeof what, "the %s handler of %s %s failed", rt->napp ? h->napps->id(rt->napp) : "kytos/core",
                  r->method, rt->path);
     snprintf(msg, sizeof msg, "Internal Server Error: %s", what);
     if (without)
-        kh_log(rt->napp ? kh_napp_logger(rt->napp) : LOGGER, KH_ERROR, "%s", what);
+        kh_log(rt->napp ? h->napps->logger(rt->napp) : LOGGER, KH_ERROR, "%s", what);
     else
-        kh_log(rt->napp ? kh_napp_logger(rt->napp) : LOGGER, KH_ERROR, "%s: it returned %d (%s)",
+        kh_log(rt->napp ? h->napps->logger(rt->napp) : LOGGER, KH_ERROR, "%s: it returned %d (%s)",
                what, rc, kh_strerror(rc));
     kh_req_drop_body(r);
     if (h->json_500) {
@@ -425,7 +426,7 @@ static void run_handler(kytos_req *r)
             char where[300];
             snprintf(where, sizeof where, "the handler of %s %s (signal %d)", r->method, rt->path,
                      kh_guard_last_signal());
-            kh_napp_crashed(rt->napp, where);
+            r->ctx->napps->crashed(rt->napp, where);
         }
     } else {
         rc = rt->handler(r, rt->ud);
@@ -494,7 +495,7 @@ static void pool_job(void *arg)
 static int light_load(const kytos_req *r)
 {
     static _Thread_local int64_t last;
-    int light = r->start_ns - last >= CLAIM_GAP_NS && atomic_load(&r->host->in_flight) <= 1;
+    int light = r->start_ns - last >= CLAIM_GAP_NS && atomic_load(&r->ctx->in_flight) <= 1;
 
     last = r->start_ns;
     return light;
@@ -503,7 +504,7 @@ static int light_load(const kytos_req *r)
 /* inline_only: the caller wants the handler on this thread (kytos_call). */
 static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
 {
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
     const struct kh_route *rt;
     kh_workpool *pool;
     unsigned timeout;
@@ -513,7 +514,9 @@ static void dispatch_run(kytos_req *r, int inline_only, int count_inflight)
         return;
     }
     rt = r->match.route;
-    pool = (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) ? NULL : kh_host_pool(h, rt->pool);
+    /* the route's pool was resolved when it was added (kh_router_swap) */
+    pool = (inline_only || (rt->flags & KYTOS_ROUTE_INLINE)) ? NULL
+           : rt->wpool ? rt->wpool : h->api_pool;
     if (count_inflight && admit(r, pool) != 0) {
         complete_now(r);
         return;
@@ -612,7 +615,7 @@ static void call_complete(kytos_req *r)
 
 static const struct kh_transport call_transport = {call_header, call_complete};
 
-int kh_call(kh_host *h, kytos_napp *caller, const char *method, const char *target,
+int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const char *target,
             const char *body, size_t len, const char *const *headers, int use_pool,
             kytos_response **out)
 {

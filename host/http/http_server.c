@@ -31,7 +31,7 @@
 #define LOGGER "kytos.core.api_server"
 
 struct kh_http {
-    kh_host *host;
+    struct kh_http_ctx *ctx;
     struct MHD_Daemon *d;
     unsigned port;
     atomic_int_fast64_t connections;
@@ -86,7 +86,7 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
         struct sockaddr_storage old;
         if (kh_idle_reclaim(s->idle, kh_mono_ns() / 1000000, s->reclaim_idle_ms, &old) == 0) {
             kh_connlimit_put(s->limits, (const struct sockaddr *)&old);
-            atomic_fetch_add(&s->host->reclaimed_idle, 1);
+            atomic_fetch_add(&s->ctx->reclaimed_idle, 1);
             v = kh_connlimit_take(s->limits, addr);
         }
     }
@@ -97,12 +97,12 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
         return 0;
     }
     addr_text(addr, body, sizeof body);
-    kh_client_group_text(body, s->host->client_v6_prefix, peer, sizeof peer);
+    kh_client_group_text(body, s->ctx->client_v6_prefix, peer, sizeof peer);
     if (v == KH_CONN_TOTAL) {
-        atomic_fetch_add(&s->host->rejected_503, 1);
+        atomic_fetch_add(&s->ctx->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
     } else {
-        atomic_fetch_add(&s->host->rejected_429, 1);
+        atomic_fetch_add(&s->ctx->rejected_429, 1);
         snprintf(body, sizeof body,
                  "{\"description\": \"Too Many Requests: more than %u connections from %s\", \"code\": 429}",
                  kh_connlimit_max_per_ip(s->limits), peer);
@@ -157,7 +157,7 @@ static const char *http_header(const kytos_req *r, const char *name)
 static void http_complete(kytos_req *r)
 {
     struct http_ctx *c = r->tp_ctx;
-    kh_host *h = r->host;
+    struct kh_http_ctx *h = r->ctx;
 
     atomic_store(&c->ready, 1);
     /* (seq_cst both sides: kh_http_stop sets http_stopped, then waits for
@@ -213,7 +213,7 @@ static void peer_text(struct MHD_Connection *conn, char *out)
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct kh_http *s = cls;
-    kytos_req *r = kh_req_new(s->host, &http_transport, NULL);
+    kytos_req *r = kh_req_new(s->ctx, &http_transport, NULL);
     struct http_ctx *c;
     struct conn_rec *rec;
 
@@ -300,7 +300,7 @@ static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
     MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
     for (i = 0; i < r->nresp_headers; i++)
         MHD_add_response_header(resp, r->resp_headers[i].name, r->resp_headers[i].value);
-    if (r->close_connection || atomic_load(&s->host->draining))
+    if (r->close_connection || atomic_load(&s->ctx->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(c->conn, r->status ? r->status : 500, resp);
     MHD_destroy_response(resp);
@@ -321,7 +321,7 @@ static int refuse_at_once(struct MHD_Connection *conn, const kytos_req *r)
     if (cl) {
         char *end;
         unsigned long long n = strtoull(cl, &end, 10);
-        if (*end == '\0' && n > r->host->max_body)
+        if (*end == '\0' && n > r->ctx->max_body)
             return 1;
     }
     return 0;
@@ -366,7 +366,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                 kh_resp_error(r, 413, "Request body larger than %zu bytes", r->body_limit);
                 r->close_connection = 1;
                 r->state = KH_REQ_COMPLETED;
-                atomic_fetch_add(&s->host->served, 1);
+                atomic_fetch_add(&s->ctx->served, 1);
                 return queue_response(s, r);
             }
         }
@@ -492,11 +492,10 @@ static void mhd_panic(void *cls, const char *file, unsigned int line, const char
     abort();
 }
 
-/* A connection count setting: 0 (none) up to 1<<20. */
-static unsigned config_count(const kh_config *cfg, const char *key, int64_t dflt)
+/* A connection count setting: 0 (none) up to 1<<20 (conf_keys.c). */
+static unsigned config_count(const kh_config *cfg, const char *key)
 {
-    int64_t v = kh_config_int(cfg, key, dflt);
-    return v < 0 ? 0 : v > (1 << 20) ? (1u << 20) : (unsigned)v;
+    return (unsigned)kh_config_int(cfg, key);
 }
 
 static unsigned mhd_connection_limit(unsigned max_conns, long io)
@@ -531,14 +530,13 @@ static void raise_fd_limit(unsigned max_conns)
                (unsigned long long)rl.rlim_cur, max_conns);
 }
 
-struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
+struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char *err, size_t errlen)
 {
     struct kh_http *s = calloc(1, sizeof *s);
-    const kh_config *cfg = h->config;
-    const char *listen = kh_config_str(cfg, "listen", "0.0.0.0");
-    int64_t port = kh_config_int(cfg, "api_port", 8181);
-    long io = (long)kh_config_int(cfg, "api_io_threads", 0);
-    const char *poller = kh_config_str(cfg, "api_poller", "poll");
+    const char *listen = kh_config_str(cfg, "listen");
+    int64_t port = kh_config_int(cfg, "api_port");
+    long io = (long)kh_config_int(cfg, "api_io_threads");
+    const char *poller = kh_config_str(cfg, "api_poller");
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
                      (strcmp(poller, "epoll") == 0 ? MHD_USE_EPOLL : MHD_USE_POLL) |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
@@ -551,7 +549,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    s->host = h;
+    s->ctx = h;
     if (port < 0 || port > 65535) {
         snprintf(err, errlen, "api_port %lld out of range", (long long)port);
         free(s);
@@ -580,7 +578,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         }
         sl = sizeof *a4;
     }
-    s->listen_fd = listen_on(&ss, sl, (int)kh_config_int(cfg, "api_listen_backlog", 1024), err, errlen);
+    s->listen_fd = listen_on(&ss, sl, (int)kh_config_int(cfg, "api_listen_backlog"), err, errlen);
     if (s->listen_fd < 0) {
         char why[200];
         snprintf(why, sizeof why, "%s", err);
@@ -595,9 +593,9 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
     if (io > 64)
         io = 64;
     MHD_set_panic_func(mhd_panic, NULL);
-    max_conns = config_count(cfg, "api_max_connections", 4096);
+    max_conns = config_count(cfg, "api_max_connections");
     raise_fd_limit(max_conns);
-    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit", 1024),
+    s->limits = kh_connlimit_new(max_conns, config_count(cfg, "api_per_ip_connection_limit"),
                                  h->client_v6_prefix);
     s->idle = kh_idle_conns_new();
     if (!s->limits || !s->idle) {
@@ -608,7 +606,7 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms", 1000);
+    s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms");
     if (s->reclaim_idle_ms < 0)
         s->reclaim_idle_ms = -1;
     s->d = MHD_start_daemon(
@@ -620,8 +618,8 @@ struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen)
          * thread's share is kytosd's whole limit, plus room for connections
          * it is still closing */
         MHD_OPTION_CONNECTION_LIMIT, mhd_connection_limit(max_conns, io),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout", 60),
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory", 16384),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)kh_config_int(cfg, "api_connection_timeout"),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kh_config_int(cfg, "api_connection_memory"),
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, s,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
@@ -668,15 +666,15 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     /* requests in flight finish (or the watchdog answers 504 for them),
      * and their answers are written: a request stops counting in_flight
      * when its answer is final, a little before MHD has sent it */
-    while (atomic_load(&s->host->in_flight) > 0 && kh_mono_ns() < deadline) {
+    while (atomic_load(&s->ctx->in_flight) > 0 && kh_mono_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
     }
     /* what is still waiting for its handler is answered 503 now:
      * libmicrohttpd cannot stop with a connection suspended (it panics),
      * and the client gets an answer rather than a closed connection */
-    if (atomic_load(&s->host->in_flight) > 0) {
-        kh_dispatch_answer_all(s->host, 503, "kytosd is shutting down");
+    if (atomic_load(&s->ctx->in_flight) > 0) {
+        kh_dispatch_answer_all(s->ctx, 503, "kytosd is shutting down");
         deadline = kh_mono_ns() + 1000000000LL;   /* for the answers to go out */
     }
     /* (a client that never finishes sending its request is not waited for
@@ -689,8 +687,8 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     }
     /* a handler still running past this point answers into the void: its
      * connection goes with the daemon (libmicrohttpd frees suspended ones) */
-    atomic_store(&s->host->http_stopped, 1);
-    while (atomic_load(&s->host->http_resuming) > 0)
+    atomic_store(&s->ctx->http_stopped, 1);
+    while (atomic_load(&s->ctx->http_resuming) > 0)
         sched_yield();
     MHD_stop_daemon(s->d);
     kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */

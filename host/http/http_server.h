@@ -5,12 +5,13 @@
 #ifndef KH_HTTP_SERVER_H
 #define KH_HTTP_SERVER_H
 
-#include "core/hostimpl.h"
+#include "http/dispatch.h"
 
 struct kh_http;
 
-/* Start listening (config: listen, api_port, api_* limits).  NULL on error. */
-struct kh_http *kh_http_start(kh_host *h, char *err, size_t errlen);
+/* Start listening (cfg: listen, api_port, api_* limits) in front of ctx's
+ * pipeline.  NULL on error. */
+struct kh_http *kh_http_start(struct kh_http_ctx *ctx, const kh_config *cfg, char *err, size_t errlen);
 /* The bound port (useful with api_port = 0). */
 unsigned kh_http_port(const struct kh_http *s);
 /* Stop accepting; wait for in-flight requests up to timeout; stop. */

@@ -1,6 +1,6 @@
 /* host/http/request.c - kytos_req: target parsing, arena, accessors, responses. */
 #include "http/request.h"
-#include "core/hostimpl.h"
+#include "http/http_ctx.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -54,7 +54,7 @@ static kytos_req *req_get(void) { return malloc(sizeof(kytos_req)); }
 static void req_put(kytos_req *r) { free(r); }
 #endif
 
-kytos_req *kh_req_new(kh_host *h, const struct kh_transport *tp, void *tp_ctx)
+kytos_req *kh_req_new(struct kh_http_ctx *ctx, const struct kh_transport *tp, void *tp_ctx)
 {
     kytos_req *r = req_get();
     if (!r)
@@ -62,7 +62,7 @@ kytos_req *kh_req_new(kh_host *h, const struct kh_transport *tp, void *tp_ctx)
     /* everything but the inline arena starts zeroed */
     memset(r, 0, offsetof(struct kytos_req, arena_inline));
     r->arena_inline_used = 0;
-    r->host = h;
+    r->ctx = ctx;
     r->tp = tp;
     r->tp_ctx = tp_ctx;
     r->start_ns = kh_mono_ns();
@@ -313,7 +313,6 @@ void kh_req_append_body(kytos_req *r, const char *data, size_t len)
 const char *kh_req_method(const kytos_req *r) { return r->method; }
 const char *kh_req_path(const kytos_req *r) { return r->path; }
 kytos_napp *kh_req_napp(const kytos_req *r) { return r->matched && r->match.route ? r->match.route->napp : NULL; }
-kh_host *kh_req_host(const kytos_req *r) { return r->host; }
 
 const char *kh_req_param(const kytos_req *r, const char *name)
 {

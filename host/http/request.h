@@ -9,7 +9,8 @@
 #ifndef KH_REQUEST_H
 #define KH_REQUEST_H
 
-#include "core/host.h"
+#include "util/base.h"
+#include "http/req_api.h"
 #include "http/router.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,8 +53,10 @@ struct kh_header_copy {
     const char *name, *value;   /* value NULL: the request has none */
 };
 
+struct kh_http_ctx;
+
 struct kytos_req {
-    kh_host *host;
+    struct kh_http_ctx *ctx;    /* limits, counters, pools (http_ctx.h) */
     const struct kh_transport *tp;
     void *tp_ctx;
     atomic_int refs;
@@ -104,7 +107,7 @@ struct kytos_req {
     size_t arena_inline_used;
 };
 
-kytos_req *kh_req_new(kh_host *h, const struct kh_transport *tp, void *tp_ctx);
+kytos_req *kh_req_new(struct kh_http_ctx *ctx, const struct kh_transport *tp, void *tp_ctx);
 void kh_req_ref(kytos_req *r);
 void kh_req_unref(kytos_req *r);
 

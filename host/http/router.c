@@ -27,13 +27,25 @@ struct node {
 struct kh_router {
     pthread_rwlock_t mu;
     struct node *root;
+    kh_pool_resolver pool_of;
+    void *pool_ud;
+    const struct kh_napp_ops *napps;
 };
 
-kh_router *kh_router_new(void)
+/* A NApp's id, for messages. */
+static const char *owner_id(const kh_router *r, const kytos_napp *n)
+{
+    return !n ? "the core" : r->napps && r->napps->id ? r->napps->id(n) : "a NApp";
+}
+
+kh_router *kh_router_new(kh_pool_resolver pool_of, void *pool_ud, const struct kh_napp_ops *napps)
 {
     kh_router *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    r->pool_of = pool_of;
+    r->pool_ud = pool_ud;
+    r->napps = napps;
     r->root = calloc(1, sizeof *r->root);
     if (!r->root) {
         free(r);
@@ -276,13 +288,17 @@ int kh_router_swap(kh_router *r, struct kh_route *routes, kytos_napp *replace, c
     struct kh_route *rt;
     int rc = 0;
 
+    /* outside the lock: the resolver may create the pool */
+    for (rt = routes; rt; rt = rt->next)
+        rt->wpool = r->pool_of && rt->pool && !(rt->flags & KYTOS_ROUTE_INLINE)
+                        ? r->pool_of(r->pool_ud, rt->pool) : NULL;
     pthread_rwlock_wrlock(&r->mu);
     /* First check every route against what stays, so a conflict changes nothing. */
     for (rt = routes; rt && rc == 0; rt = rt->next) {
         struct kh_route *other = endpoint_get(find_node(r, rt->path), rt->method);
         if (other && other->napp != replace) {
             snprintf(err, errlen, "route %s %s is already registered by %s", rt->method, rt->path,
-                     other->napp ? kh_napp_id(other->napp) : "the core");
+                     owner_id(r, other->napp));
             rc = KYTOS_EEXIST;
         }
     }
@@ -478,6 +494,7 @@ void kh_router_match(kh_router *r, const char *method, char **segs, size_t nsegs
     m->status = 0;
     m->allow[0] = '\0';
     m->nparams = 0;
+    m->napps = r->napps;
     w->method = method;
     w->segs = segs;
     w->nsegs = nsegs;
@@ -486,7 +503,7 @@ void kh_router_match(kh_router *r, const char *method, char **segs, size_t nsegs
     pthread_rwlock_rdlock(&r->mu);
     if (walk(w, r->root, 0, 0)) {
         if (m->route->napp)
-            kh_napp_ref(m->route->napp);
+            r->napps->ref(m->route->napp);
     } else if (w->path_node) {
         struct endpoint *e;
         size_t off = 0;
@@ -512,11 +529,11 @@ void kh_router_match(kh_router *r, const char *method, char **segs, size_t nsegs
 void kh_match_release(struct kh_match *m)
 {
     if (m->route && m->route->napp)
-        kh_napp_unref(m->route->napp);
+        m->napps->unref(m->route->napp);
     m->route = NULL;
 }
 
-static void list_node(struct node *n, struct json_object *arr)
+static void list_node(const kh_router *r, struct node *n, struct json_object *arr)
 {
     struct endpoint *e;
     size_t i;
@@ -524,21 +541,21 @@ static void list_node(struct node *n, struct json_object *arr)
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "method", json_object_new_string(e->route->method));
         json_object_object_add(o, "path", json_object_new_string(e->route->path));
-        json_object_object_add(o, "napp", e->route->napp ? json_object_new_string(kh_napp_id(e->route->napp))
-                                                         : json_object_new_string("kytos/core"));
+        json_object_object_add(o, "napp", json_object_new_string(e->route->napp ? owner_id(r, e->route->napp)
+                                                                                 : "kytos/core"));
         json_object_array_add(arr, o);
     }
     for (i = 0; i < n->nlits; i++)
-        list_node(n->lits[i], arr);
+        list_node(r, n->lits[i], arr);
     for (i = 0; i < n->nparams; i++)
-        list_node(n->params[i], arr);
+        list_node(r, n->params[i], arr);
 }
 
 struct json_object *kh_router_list(kh_router *r)
 {
     struct json_object *arr = json_object_new_array();
     pthread_rwlock_rdlock(&r->mu);
-    list_node(r->root, arr);
+    list_node(r, r->root, arr);
     pthread_rwlock_unlock(&r->mu);
     return arr;
 }

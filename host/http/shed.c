@@ -15,7 +15,7 @@
  * and was dropped), so this acts on queueing inside kytosd: deferred and
  * pooled requests piling up while the CPU is saturated.  The accept loop
  * (acceptor.c) and poll keep the kernel-side wait short. */
-#include "core/hostimpl.h"
+#include "http/shed.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -31,12 +31,12 @@ static int64_t cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void kh_shed_init(kh_host *h)
+void kh_shed_init(struct kh_http_ctx *h, int64_t latency_ms)
 {
     cpu_set_t set;
     int n = 0;
 
-    h->shed.target_ns = kh_config_int(h->config, "api_shed_latency_ms", 100) * 1000000LL;
+    h->shed.target_ns = latency_ms * 1000000LL;
     if (h->shed.target_ns < 0)
         h->shed.target_ns = 0;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -46,7 +46,7 @@ void kh_shed_init(kh_host *h)
     h->shed.last_cpu_ns = cpu_ns();
 }
 
-void kh_shed_tick(kh_host *h)
+void kh_shed_tick(struct kh_http_ctx *h)
 {
     struct kh_shed *s = &h->shed;
     int64_t wall = kh_mono_ns(), cpu, dw;
@@ -70,12 +70,12 @@ void kh_shed_tick(kh_host *h)
         atomic_store(&s->lat_ewma_ns, 0);   /* idle: forget */
 }
 
-int kh_shed_saturated(kh_host *h)
+int kh_shed_saturated(struct kh_http_ctx *h)
 {
     return h->shed.target_ns && atomic_load_explicit(&h->shed.cpu_permille, memory_order_relaxed) >= 900;
 }
 
-int kh_shed_now(kh_host *h)
+int kh_shed_now(struct kh_http_ctx *h)
 {
     static _Thread_local unsigned seed;
     unsigned p = atomic_load_explicit(&h->shed.p, memory_order_relaxed);
@@ -91,14 +91,14 @@ int kh_shed_now(kh_host *h)
     return 1;
 }
 
-void kh_shed_observe(kh_host *h, int64_t lat_ns)
+void kh_shed_observe(struct kh_http_ctx *h, int64_t lat_ns)
 {
     int64_t e = atomic_load_explicit(&h->shed.lat_ewma_ns, memory_order_relaxed);
     /* racy read-modify-write on purpose: an estimate, one lost update is fine */
     atomic_store_explicit(&h->shed.lat_ewma_ns, e + (lat_ns - e) / 16, memory_order_relaxed);
 }
 
-struct json_object *kh_shed_status(kh_host *h)
+struct json_object *kh_shed_status(struct kh_http_ctx *h)
 {
     struct json_object *o = json_object_new_object();
     json_object_object_add(o, "latency_target_ms", json_object_new_int64(h->shed.target_ns / 1000000));

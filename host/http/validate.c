@@ -7,8 +7,10 @@
  * KYTOS_NAPP_VALIDATE_ALL) must have an operation in the spec, or the NApp
  * is refused.  Routes the spec does not describe, and operations no route
  * registers, are logged. */
-#include "core/hostimpl.h"
+#include "http/dispatch.h"
+#include "napps/napp.h"
 #include "util/log.h"
+#include <limits.h>
 #include <kytos/openapi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +19,11 @@
 
 #define LOGGER "kytos.core.openapi"
 
-static void options_of(kh_host *h, struct kytos_openapi_options *o)
+static void options_of(size_t max_body, struct kytos_openapi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
-    o->max_body_bytes = h ? h->max_body : 0;
+    o->max_body_bytes = max_body;
 }
 
 /* A spec file beside the .so, when the NApp embeds none. */
@@ -54,7 +56,7 @@ static char *spec_beside(const char *so, char *origin, size_t olen)
     return NULL;
 }
 
-int kh_validate_compile(kytos_napp *n, char *err, size_t errlen)
+int kh_validate_compile(kytos_napp *n, size_t max_body, char *err, size_t errlen)
 {
     struct kytos_openapi_options opts;
     kytos_openapi_diags *diags = NULL;
@@ -74,7 +76,7 @@ int kh_validate_compile(kytos_napp *n, char *err, size_t errlen)
         text = owned;
         len = strlen(text);
     }
-    options_of(n->host, &opts);
+    options_of(max_body, &opts);
     spec = kytos_openapi_load(text, len, origin, &opts, &diags);
     if (!spec) {
         size_t i, off = 0, count = diags ? kytos_openapi_diags_count(diags) : 0;

@@ -54,8 +54,12 @@ static int api_call(kytos_napp *caller, const char *method, const char *path, co
     static const char *const json_ct[] = {"Content-Type: application/json", NULL};
     if (!caller)
         return KYTOS_EINVAL;
-    return kh_call(caller->host, caller, method, path, body, len, body && len ? json_ct : NULL, 0, out);
+    return kh_call(&caller->host->web, caller, method, path, body, len, body && len ? json_ct : NULL, 0, out);
 }
+
+/* How the ABI slots of the bus and the store find the caller's. */
+static kh_bus *napp_bus(const kytos_napp *n) { return n->host ? kh_host_bus(n->host) : NULL; }
+static kh_store *napp_store(const kytos_napp *n) { return n->host ? kh_host_store(n->host) : NULL; }
 
 static void fill(void)
 {
@@ -98,8 +102,8 @@ static void fill(void)
     table.response_header = kh_response_header;
     table.response_free = kh_response_free;
     table.resp_static = kh_resp_static;
-    kh_bus_api_fill(&table);
-    kh_store_api_fill(&table);
+    kh_bus_api_fill(&table, napp_bus);
+    kh_store_api_fill(&table, napp_store, kh_host_napp_ops());
     for (unsigned m = 0; m < KYTOS_ABI_MINOR; m++) {
         /* the slots of later minors are not there: zero, and past struct_size */
         memset(&older[m], 0, sizeof older[m]);

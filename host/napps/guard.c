@@ -7,6 +7,7 @@
  * keeps the signal unblocked after the jump, so sigsetjmp need not save the
  * mask (no system call per request). */
 #include "napps/guard.h"
+#include "core/host.h"
 #include "util/log.h"
 #include <dlfcn.h>
 #include <pthread.h>

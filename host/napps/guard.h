@@ -10,7 +10,7 @@
 #ifndef KH_GUARD_H
 #define KH_GUARD_H
 
-#include "core/host.h"
+#include "util/base.h"
 
 #define KH_ECRASHED (-100)  /* host-internal: the callback faulted */
 

@@ -591,7 +591,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     n->generation = ++h->generation;
     n->loaded_at = time(NULL);
 
-    if (kh_validate_compile(n, err, sizeof err) != 0) {
+    if (kh_validate_compile(n, h->web.max_body, err, sizeof err) != 0) {
         record_refusal(h, n->file, n->id, n->version, "refused", "OpenAPI spec: %s", err);
         kh_log(LOGGER, KH_ERROR, "refusing %s (%s): OpenAPI spec: %s", n->id, n->file, err);
         napp_destroy(n);

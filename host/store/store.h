@@ -9,7 +9,7 @@
 #ifndef KH_STORE_H
 #define KH_STORE_H
 
-#include "core/host.h"
+#include "util/base.h"
 
 struct kh_store_opts {
     const char *backend;   /* NULL or "" or "sqlite" = embedded; "mongodb" */
@@ -86,7 +86,10 @@ int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write 
 int kh_store_index(kh_store *s, const char *coll, const char *name, struct json_object *keys,
                    unsigned flags, struct kytos_error *err);
 
-/* Fill the store slots of the ABI table (trampolines: napp -> host -> store). */
-void kh_store_api_fill(struct kytos_api *api);
+/* Fill the store slots of the ABI table: store_of finds the calling NApp's
+ * store; napp_ops (ref, unref) holds a NApp while its async write is queued.
+ * One table per process, so one of each. */
+void kh_store_api_fill(struct kytos_api *api, kh_store *(*store_of)(const kytos_napp *n),
+                       const struct kh_napp_ops *napp_ops);
 
 #endif

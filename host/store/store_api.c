@@ -1,13 +1,17 @@
-/* host/store/store_api.c - the store slots of the ABI table: NApp -> host ->
- * store.  Kept apart from store.c so that store tests link without the
- * host core. */
+/* host/store/store_api.c - the store slots of the ABI table: NApp -> its
+ * store, found and held through what the host hands kh_store_api_fill.
+ * Kept apart from store.c so that store tests link without the host core. */
 #include <stdlib.h>
 #include "store/store.h"
 #include "store/store_impl.h"
 
+/* Set once, by the host's kh_store_api_fill (before any NApp runs). */
+static kh_store *(*store_of)(const kytos_napp *n);
+static const struct kh_napp_ops *napps;
+
 static kh_store *napp_store(kytos_napp *n, struct kytos_error *err)
 {
-    kh_store *s = n ? kh_host_store(kh_napp_host(n)) : NULL;
+    kh_store *s = n && store_of ? store_of(n) : NULL;
 
     if (!s)
         kh_store_err(err, KYTOS_EUNAVAIL, "the store is not open");
@@ -89,7 +93,7 @@ static void napp_done_cb(void *p, int rc, const struct kytos_error *err)
 {
     struct napp_done *d = p;
     d->done(d->ud, rc, err);
-    kh_napp_unref(d->napp);
+    napps->unref(d->napp);
     free(d);
 }
 
@@ -112,10 +116,10 @@ static int api_bulk_async(kytos_napp *n, const char *coll, const struct kytos_wr
     d->napp = n;
     d->done = done;
     d->ud = ud;
-    kh_napp_ref(n);
+    napps->ref(n);
     rc = kh_store_bulk_async(s, coll, ops, count, napp_done_cb, d, err);
     if (rc < 0) {
-        kh_napp_unref(n);
+        napps->unref(n);
         free(d);
     }
     return rc;
@@ -128,8 +132,11 @@ static int api_index(kytos_napp *n, const char *coll, const char *name, struct j
     return s ? kh_store_index(s, coll, name, keys, flags, err) : KYTOS_EUNAVAIL;
 }
 
-void kh_store_api_fill(struct kytos_api *api)
+void kh_store_api_fill(struct kytos_api *api, kh_store *(*store_of_napp)(const kytos_napp *n),
+                       const struct kh_napp_ops *napp_ops)
 {
+    store_of = store_of_napp;
+    napps = napp_ops;
     api->store_get = api_get;
     api->store_put = api_put;
     api->store_insert = api_insert;

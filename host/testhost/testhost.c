@@ -174,7 +174,7 @@ kytos_test_resp *kytos_test_request_h(kytos_test_host *th, const char *method, c
 
     if (!headers && body)
         headers = json_ct;
-    if (kh_call(th->h, NULL, method, path, body, body ? strlen(body) : 0, headers, 1, &r) != KYTOS_OK)
+    if (kh_call(&th->h->web, NULL, method, path, body, body ? strlen(body) : 0, headers, 1, &r) != KYTOS_OK)
         return NULL;
     return (kytos_test_resp *)r;
 }

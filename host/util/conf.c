@@ -3,6 +3,7 @@
  * keys and defaults, plus our own limits.  Other sections are NApp
  * settings ("[kytos/simnet]"). */
 #include "util/conf.h"
+#include "util/conf_keys.h"
 #include "util/log.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -16,65 +17,7 @@
 struct kh_config {
     struct json_object *daemon;   /* key -> value */
     struct json_object *napps;    /* "user/name" -> {key: value} */
-};
-
-/* Kytos' keys with their defaults (kytos-core.md §11), then ours. */
-static const struct {
-    const char *key;
-    const char *json;
-} defaults[] = {
-    {"workdir", "\"" KYTOS_LOCALSTATEDIR "/lib/kytos\""},
-    {"pidfile", "\"" KYTOS_LOCALSTATEDIR "/run/kytos/kytosd.pid\""},
-    {"daemon", "false"},
-    {"debug", "false"},
-    {"logging", "\"\""},
-    {"logger_decorators", "[]"},
-    {"listen", "\"0.0.0.0\""},
-    {"port", "6653"},
-    {"protocol_name", "\"\""},
-    {"connection_timeout", "130"},
-    {"api_port", "8181"},
-    {"api_traceback_on_500", "true"},
-    {"api_concurrency_limit", "\"threadpool\""},
-    {"enable_entities_by_default", "false"},
-    {"napps", "\"" KYTOS_PKGLIBDIR "/napps\""},
-    {"napps_repositories", "[\"https://napps.kytos.io/repo/\"]"},
-    {"napps_pre_installed", "[]"},
-    {"jwt_secret", "\"\""},
-    {"token_expiration_minutes", "180"},
-    {"authenticate_urls", "[]"},
-    {"thread_pool_max_workers", "{\"sb\": 256, \"db\": 256, \"app\": 512, \"api\": 512}"},
-    {"event_buffer_conf", "{}"},
-    {"thread_pool_queue_monitors", "[{\"min_hits\": 5, \"delta_secs\": 5, \"min_queue_full_percent\": 90, \"log_at_most_n\": 0, \"queues\": [\"sb\", \"app\", \"db\"]}]"},
-    {"event_buffer_monitors", "[{\"min_hits\": 5, \"delta_secs\": 5, \"min_queue_full_percent\": 90, \"log_at_most_n\": 0, \"buffers\": [\"msg_in\", \"msg_out\", \"raw\", \"app\"]}]"},
-    {"database", "\"\""},
-    {"apm", "\"\""},
-    /* kytos-c additions: every limit explicit */
-    {"data_dir", "\"" KYTOS_LOCALSTATEDIR "/lib/kytos\""},
-    {"api_io_threads", "0"},                 /* 0 = number of cores */
-    {"api_max_connections", "4096"},
-    {"api_per_ip_connection_limit", "1024"},
-    {"api_reclaim_idle_ms", "1000"},         /* at the limit, an idle connection this old gives its slot; -1 never */
-    {"api_ipv6_client_prefix", "64"},        /* IPv6 clients count by this prefix in per-client limits */
-    {"api_connection_timeout", "60"},        /* idle keep-alive seconds */
-    {"api_connection_memory", "16384"},      /* request line + headers (MHD zeroes it per request) */
-    {"api_listen_backlog", "1024"},
-    {"api_max_body", "8388608"},
-    {"api_handler_timeout_ms", "30000"},
-    {"api_rate_limit", "0"},                 /* requests/second per client IP, 0 = off */
-    {"api_queue_target_ms", "100"},          /* shed load (503) when handlers queue longer */
-    {"api_shed_latency_ms", "100"},          /* saturated and slower than this: shed (shed.c) */
-    {"api_poller", "\"poll\""},             /* MHD 0.9.75 epoll stalls past ~100 busy connections */
-    {"api_json_500", "false"},
-    {"shutdown_timeout_ms", "10000"},
-    {"dead_letter_max_per_name", "50000"},
-    {"log_level", "\"INFO\""},
-    {"log_file", "\"\""},
-    {"log_syslog", "false"},
-    {"log_console", "true"},
-    {"log_levels", "{}"},
-    {"log_queue_max", "65536"},
-    {"store_sync", "\"normal\""},
+    struct json_object *defaults; /* the table's, key -> value */
 };
 
 static const char *const secret_keys[] = {"jwt_secret", NULL};
@@ -120,8 +63,11 @@ kh_config *kh_config_new(void)
         return NULL;
     c->daemon = json_object_new_object();
     c->napps = json_object_new_object();
-    for (i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-        json_object_object_add(c->daemon, defaults[i].key, parse_value(defaults[i].json));
+    c->defaults = json_object_new_object();
+    for (i = 0; i < kh_conf_nkeys; i++) {
+        json_object_object_add(c->defaults, kh_conf_keys[i].name, parse_value(kh_conf_keys[i].def));
+        json_object_object_add(c->daemon, kh_conf_keys[i].name, parse_value(kh_conf_keys[i].def));
+    }
     return c;
 }
 
@@ -131,16 +77,13 @@ void kh_config_free(kh_config *c)
         return;
     json_object_put(c->daemon);
     json_object_put(c->napps);
+    json_object_put(c->defaults);
     free(c);
 }
 
 static int known_key(const char *key)
 {
-    size_t i;
-    for (i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-        if (strcmp(defaults[i].key, key) == 0)
-            return 1;
-    return 0;
+    return kh_conf_key(key) != NULL;
 }
 
 void kh_config_set(kh_config *c, const char *key, const char *value)
@@ -333,41 +276,58 @@ struct json_object *kh_config_get(const kh_config *c, const char *key)
     return v;
 }
 
-const char *kh_config_str(const kh_config *c, const char *key, const char *def)
+int kh_config_check(const kh_config *c, char *err, size_t errlen)
 {
-    struct json_object *v = kh_config_get(c, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : def;
+    size_t i;
+    for (i = 0; i < kh_conf_nkeys; i++)
+        if (kh_conf_key_check(&kh_conf_keys[i], kh_config_get(c, kh_conf_keys[i].name), err, errlen) != 0)
+            return -1;
+    return 0;
 }
 
-int64_t kh_config_int(const kh_config *c, const char *key, int64_t def)
+/* The table's entry of a key the code reads: one missing is a bug. */
+static const struct kh_conf_key *entry(const char *key)
 {
-    struct json_object *v = kh_config_get(c, key);
-    if (v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-        return json_object_get_int64(v);
-    if (v && json_object_is_type(v, json_type_string)) {
-        char *end;
-        long long x = strtoll(json_object_get_string(v), &end, 10);
-        if (*json_object_get_string(v) && *end == '\0')
-            return x;
+    const struct kh_conf_key *k = kh_conf_key(key);
+    if (!k) {
+        kh_log(LOGGER, KH_CRITICAL, "'%s' is read but missing from host/util/conf_keys.c", key);
+        abort();
     }
-    return def;
+    return k;
 }
 
-int kh_config_bool(const kh_config *c, const char *key, int def)
+/* The value, or the table's default when it is null or (not checked yet)
+ * not of the key's type.  Borrowed. */
+static struct json_object *value_or_default(const kh_config *c, const char *key)
 {
+    const struct kh_conf_key *k = entry(key);
     struct json_object *v = kh_config_get(c, key);
-    if (!v)
-        return def;
-    if (json_object_is_type(v, json_type_boolean) || json_object_is_type(v, json_type_int))
-        return json_object_get_boolean(v);
-    if (json_object_is_type(v, json_type_string)) {
-        const char *s = json_object_get_string(v);
-        if (!strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcmp(s, "1"))
-            return 1;
-        if (!strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcmp(s, "0"))
-            return 0;
-    }
-    return def;
+    char err[8];
+
+    if (v && kh_conf_key_check(k, v, err, sizeof err) == 0)
+        return v;
+    json_object_object_get_ex(c->defaults, key, &v);
+    return v;
+}
+
+const char *kh_config_str(const kh_config *c, const char *key)
+{
+    struct json_object *v = value_or_default(c, key);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+int64_t kh_config_int(const kh_config *c, const char *key)
+{
+    int64_t n = 0;
+    (void)kh_conf_as_int(value_or_default(c, key), &n);
+    return n;
+}
+
+int kh_config_bool(const kh_config *c, const char *key)
+{
+    int b = 0;
+    (void)kh_conf_as_bool(value_or_default(c, key), &b);
+    return b;
 }
 
 struct json_object *kh_config_public(const kh_config *c)

@@ -1,5 +1,5 @@
 /* host/util/error.c - status codes to text, and filling struct kytos_error. */
-#include "core/host.h"
+#include "util/base.h"
 #include <stdio.h>
 
 const char *kh_strerror(int status)

@@ -7,7 +7,7 @@
 #include <sched.h>
 #include "util/workpool.h"
 #include "util/thread_batch.h"
-#include "core/host.h"
+#include "util/base.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>

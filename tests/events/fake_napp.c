@@ -21,7 +21,7 @@ static void fake_unref(kytos_napp *n)
 static int fake_is_active(const kytos_napp *n) { return atomic_load(&((const struct fake_napp *)n)->active); }
 static const char *fake_id(const kytos_napp *n) { return ((const struct fake_napp *)n)->id; }
 
-const struct kh_napp_ops fake_ops = {fake_ref, fake_unref, fake_is_active, fake_id};
+const struct kh_napp_ops fake_ops = {.ref = fake_ref, .unref = fake_unref, .is_active = fake_is_active, .id = fake_id};
 
 void fake_napp_init(struct fake_napp *f, const char *id)
 {

@@ -71,7 +71,7 @@ static const char *match(kh_router *r, const char *method, const char *path)
 
 START_TEST(router_literal_beats_param_and_types)
 {
-    kh_router *r = kh_router_new();
+    kh_router *r = kh_router_new(NULL, NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/m/v2/evc/{circuit_id}"), *b = mk("GET", "/api/k/m/v2/evc/schedule"),
                     *c = mk("GET", "/api/k/t/n/{n:int}"), *d = mk("GET", "/api/k/t/f/{x:path}"),
                     *e = mk("POST", "/api/k/m/v2/evc/");
@@ -96,9 +96,44 @@ START_TEST(router_literal_beats_param_and_types)
 }
 END_TEST
 
+/* A route's pool is resolved once, when the route is added, not per request. */
+static int resolved;
+static struct kh_workpool *fake_pool(void *ud, const char *name)
+{
+    resolved++;
+    ck_assert_str_eq(name, "slow");
+    return ud;
+}
+
+START_TEST(router_resolves_pools_when_routes_are_added)
+{
+    static char pool_token;
+    kh_router *r = kh_router_new(fake_pool, &pool_token, NULL);
+    struct kh_route *a = mk("GET", "/api/k/p/v1/a"), *b = mk("GET", "/api/k/p/v1/b"),
+                    *c = mk("GET", "/api/k/p/v1/c");
+    char err[200];
+
+    a->pool = strdup("slow");
+    c->pool = strdup("slow");
+    c->flags = KYTOS_ROUTE_INLINE;       /* inline: runs on no pool */
+    a->next = b; b->next = c;
+    ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(resolved, 1);
+    ck_assert_ptr_eq(a->wpool, (struct kh_workpool *)&pool_token);
+    ck_assert_ptr_null(b->wpool);        /* no pool named: the api pool */
+    ck_assert_ptr_null(c->wpool);
+    ck_assert_str_eq(match(r, "GET", "/api/k/p/v1/a"), "/api/k/p/v1/a");
+    ck_assert_int_eq(resolved, 1);       /* matching looks nothing up */
+    kh_router_free(r);
+    free(a->pool);
+    free(c->pool);
+    rfree(a); rfree(b); rfree(c);
+}
+END_TEST
+
 START_TEST(router_refuses_conflicts_and_bad_templates)
 {
-    kh_router *r = kh_router_new();
+    kh_router *r = kh_router_new(NULL, NULL, NULL);
     struct kh_route *a = mk("GET", "/api/k/a/v1/"), *b = mk("GET", "/api/k/a/v1");
     char err[200];
     ck_assert_int_eq(kh_router_swap(r, a, NULL, err, sizeof err), 0);
@@ -527,9 +562,10 @@ START_TEST(conf_reads_kytos_ini)
         "jwt_secret = s3cret\nmy_own_key = [1, 2]\n\n[kytos/simnet]\nswitches = 5\nshape = ring\n";
     struct json_object *pub, *v;
     ck_assert_int_eq(kh_config_load_text(c, text, "test.conf", err, sizeof err), 0);
-    ck_assert_str_eq(kh_config_str(c, "listen", ""), "127.0.0.1");
-    ck_assert_int_eq(kh_config_int(c, "api_port", 0), 8282);
-    ck_assert_int_eq(kh_config_bool(c, "debug", 1), 0);
+    ck_assert_str_eq(kh_config_str(c, "listen"), "127.0.0.1");
+    ck_assert_int_eq(kh_config_int(c, "api_port"), 8282);
+    ck_assert_int_eq(kh_config_bool(c, "debug"), 0);
+    ck_assert_int_eq(kh_config_check(c, err, sizeof err), 0);
     v = json_object_object_get(kh_config_get(c, "thread_pool_max_workers"), "app");
     ck_assert_int_eq(json_object_get_int(v), 8);
     ck_assert_int_eq(json_object_array_length(kh_config_get(c, "my_own_key")), 2);
@@ -546,6 +582,54 @@ START_TEST(conf_reads_kytos_ini)
     ck_assert_int_ne(kh_config_load_text(c, "key = 1\n", "bad2.conf", err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(err, "outside of a [section]"));
     kh_config_free(c);
+}
+END_TEST
+
+/* Values are checked against host/util/conf_keys.c: type and bounds, with
+ * a message naming the key; null and absent values read as the table's
+ * default. */
+START_TEST(conf_checks_types_and_bounds)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"api_port = 70000", "api_port: 70000 is out of range 0..65535"},
+        {"api_ipv6_client_prefix = 0", "api_ipv6_client_prefix: 0 is out of range 1..128"},
+        {"api_reclaim_idle_ms = -2", "api_reclaim_idle_ms: -2 is out of range -1..86400000"},
+        {"api_max_body = \"big\"", "api_max_body: expected an integer in 1..1073741824, got \"big\""},
+        {"api_json_500 = maybe", "api_json_500: expected true or false, got \"maybe\""},
+        {"api_poller = select", "api_poller: expected one of poll|epoll, got \"select\""},
+        {"store_sync = 1", "store_sync: expected one of normal|full, got 1"},
+        {"api_concurrency_limit = \"pool\"", "api_concurrency_limit: expected an integer in 0..1048576 or threadpool"},
+        {"log_levels = [1]", "log_levels: expected a JSON object, got [1]"},
+        {"dead_letter_max_per_name = 0", "dead_letter_max_per_name: 0 is out of range 1..10000000"},
+    };
+    char err[200], text[200];
+    size_t i;
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kh_config *c = kh_config_new();
+        snprintf(text, sizeof text, "[daemon]\n%s\n", bad[i].text);
+        ck_assert_int_eq(kh_config_load_text(c, text, "t.conf", err, sizeof err), 0);
+        err[0] = '\0';
+        ck_assert_int_eq(kh_config_check(c, err, sizeof err), -1);
+        ck_assert_msg(strncmp(err, bad[i].msg, strlen(bad[i].msg)) == 0, "%s: got '%s'", bad[i].text, err);
+        kh_config_free(c);
+    }
+    {
+        kh_config *c = kh_config_new();
+        const char *ok = "[daemon]\napi_port = 0\napi_json_500 = on\napi_poller = EPOLL\n"
+                         "api_concurrency_limit = 8\nlog_level = debug\nnapps = None\n"
+                         "api_max_body = 4096.0\nmy_key = 1\n";
+        ck_assert_int_eq(kh_config_load_text(c, ok, "ok.conf", err, sizeof err), 0);
+        ck_assert_int_eq(kh_config_check(c, err, sizeof err), 0);
+        ck_assert_int_eq(kh_config_int(c, "api_port"), 0);
+        ck_assert_int_eq(kh_config_bool(c, "api_json_500"), 1);
+        ck_assert_int_eq(kh_config_int(c, "api_max_body"), 4096);
+        ck_assert_int_eq(kh_config_int(c, "api_handler_timeout_ms"), 30000);   /* the default */
+        ck_assert_str_eq(kh_config_str(c, "napps"), KYTOS_PKGLIBDIR "/napps"); /* null: the default */
+        kh_config_free(c);
+    }
 }
 END_TEST
 
@@ -635,6 +719,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, router_literal_beats_param_and_types);
     tcase_add_test(tc, router_refuses_conflicts_and_bad_templates);
+    tcase_add_test(tc, router_resolves_pools_when_routes_are_added);
     tcase_add_test(tc, target_decodes_per_segment);
     tcase_add_test(tc, headers_are_copies_that_outlive_the_answer);
     tcase_add_test(tc, query_pairs_are_bounded);
@@ -645,6 +730,7 @@ int main(void)
     tcase_add_test(tc, body_cap_is_enforced);
     tcase_add_test(tc, strict_json_messages);
     tcase_add_test(tc, conf_reads_kytos_ini);
+    tcase_add_test(tc, conf_checks_types_and_bounds);
     tcase_add_test(tc, workpool_fifo_full_and_drain);
     tcase_add_test(tc, workpool_workers_are_batch);
     suite_add_tcase(s, tc);
