@@ -4,6 +4,7 @@
 #include "events/eventbus.h"
 #include "util/log.h"
 #include "store/store.h"
+#include "southbound/southbound.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -79,6 +80,7 @@ static void fill(void)
     table.resp_static = kh_resp_static;
     kh_bus_api_fill(&table);
     kh_store_api_fill(&table);
+    kh_sb_api_fill(&table);
 }
 
 const struct kytos_api *kh_host_api(void)

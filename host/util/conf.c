@@ -75,6 +75,13 @@ static const struct {
     {"log_levels", "{}"},
     {"log_queue_max", "65536"},
     {"store_sync", "\"normal\""},
+    /* the OpenFlow server (host/southbound/) on listen:port */
+    {"sb_enabled", "true"},                  /* listen at all (the test host: off unless asked) */
+    {"sb_send_queue_max", "4194304"},        /* bytes a connection may queue; past it, cut off */
+    {"sb_read_max", "65536"},                /* bytes read per connection per turn (fairness) */
+    {"sb_max_connections", "4096"},
+    {"sb_listen_backlog", "128"},
+    {"sb_raw_in_events", "true"},            /* publish kytos/core.<proto>.raw.in when subscribed */
 };
 
 static const char *const secret_keys[] = {"jwt_secret", NULL};

@@ -10,6 +10,10 @@
  *        anyone subscribed to a name), event_take_content (a handler keeps
  *        its copy of the content); the "direct" event pool (a handler on
  *        the publisher's thread).
+ *   1.3  switch connections (conn.h): the southbound server's connections
+ *        for a protocol NApp: handler callbacks, send (copy, give, and
+ *        send-then-notify), close, references, per-connection data,
+ *        state, switch name, info.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -25,7 +29,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 2
+#define KYTOS_ABI_MINOR 3
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \
