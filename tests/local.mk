@@ -34,3 +34,5 @@ tests_host_check_log_SOURCES = tests/host/check_log.c
 tests_host_check_log_CFLAGS = $(TEST_CC)
 tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
 EXTRA_DIST += tests/fuzz/run-fuzz.sh
+
+include tests/southbound/local.mk

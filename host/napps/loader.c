@@ -220,7 +220,11 @@ static void disabled_save(kh_host *h)
 
 static void disabled_set(kh_host *h, const char *id, int disabled)
 {
-    size_t i, n = json_object_array_length(h->disabled);
+    size_t i, n;
+
+    if (!h->disabled)       /* NApps loaded one by one (the test host) */
+        disabled_load(h);
+    n = json_object_array_length(h->disabled);
     for (i = 0; i < n; i++)
         if (strcmp(json_object_get_string(json_object_array_get_idx(h->disabled, i)), id) == 0) {
             if (!disabled) {
