@@ -252,7 +252,7 @@ int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsig
             give = 0;   /* the queue owns it now, whatever happens */
             if (kh_sendq_push_give(&c->q, (void *)data, len, done, urgent) != 0)
                 rc = KYTOS_ENOMEM;
-        } else if (kh_sendq_push(&c->q, (const uint8_t *)data + done, len - done, urgent) != 0) {
+        } else if (kh_sendq_push(&c->q, data, len, done, urgent) != 0) {
             rc = KYTOS_ENOMEM;
         }
         if (rc == KYTOS_ENOMEM) {

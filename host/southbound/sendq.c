@@ -14,6 +14,7 @@ struct kh_sendq_chunk {
     uint8_t *data;          /* inline room (copy) or the given buffer */
     size_t len, off, cap;   /* data bytes, bytes written, room (copy only) */
     int given, urgent;
+    int started;            /* its first bytes went out before it was queued */
     uint8_t room[];
 };
 
@@ -36,7 +37,7 @@ static struct kh_sendq_chunk *insert_point(const struct kh_sendq *q, int urgent)
         return q->tail;
     if (q->urgent_tail)
         return q->urgent_tail;
-    if (q->head && q->head->off > 0)
+    if (q->head && (q->head->off > 0 || q->head->started))
         return q->head;
     return NULL;
 }
@@ -57,12 +58,15 @@ static void link_after(struct kh_sendq *q, struct kh_sendq_chunk *at, struct kh_
     q->mem += chunk_mem(c);
 }
 
-int kh_sendq_push(struct kh_sendq *q, const void *data, size_t len, int urgent)
+int kh_sendq_push(struct kh_sendq *q, const void *data, size_t len, size_t off, int urgent)
 {
-    struct kh_sendq_chunk *at = insert_point(q, urgent), *c;
+    struct kh_sendq_chunk *at, *c;
 
-    if (!len)
+    if (off >= len)
         return 0;
+    data = (const uint8_t *)data + off;
+    len -= off;
+    at = off ? q->tail : insert_point(q, urgent);
     /* room left in the chunk it would follow: a copy of the same kind
      * (urgent data never shares a chunk with other data, so later urgent
      * sends still go ahead of all of it) */
@@ -81,6 +85,7 @@ int kh_sendq_push(struct kh_sendq *q, const void *data, size_t len, int urgent)
     c->off = 0;
     c->given = 0;
     c->urgent = urgent;
+    c->started = off > 0;
     memcpy(c->data, data, len);
     link_after(q, at, c);
     q->bytes += len;
@@ -105,6 +110,7 @@ int kh_sendq_push_give(struct kh_sendq *q, void *data, size_t len, size_t off, i
     c->off = off;
     c->given = 1;
     c->urgent = urgent;
+    c->started = off > 0;
     link_after(q, off ? q->tail : insert_point(q, urgent), c);
     q->bytes += len - off;
     return 0;

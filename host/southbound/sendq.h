@@ -24,9 +24,11 @@ struct kh_sendq {
 /* What pushing len bytes would add to mem, at most. */
 size_t kh_sendq_cost(size_t len);
 /* Queue len bytes: copied, or (give) taking ownership of data, a malloc'd
- * buffer, which is then freed whatever happens; its first off bytes were
- * written already (only when the queue is empty).  0 or -1 (out of memory). */
-int kh_sendq_push(struct kh_sendq *q, const void *data, size_t len, int urgent);
+ * buffer, which is then freed whatever happens.  off > 0 (only when the
+ * queue is empty): the first off bytes were written already, so the rest
+ * is the message being written, which urgent data must not cut into.
+ * 0 or -1 (out of memory). */
+int kh_sendq_push(struct kh_sendq *q, const void *data, size_t len, size_t off, int urgent);
 int kh_sendq_push_give(struct kh_sendq *q, void *data, size_t len, size_t off, int urgent);
 /* Write what the socket takes (sendmsg, MSG_NOSIGNAL).  Returns the bytes
  * written (0 when the socket is full), or -1 with errno. */
