@@ -59,6 +59,17 @@ static int call_message(void *arg)
     return c->hnd.cb.on_message(c->hnd.napp, c, m->msg, m->len, c->hnd.cb.ud);
 }
 
+/* A close was asked for (by a NApp, a failed send): the connection gets no
+ * more messages; the southbound thread tears it down after this turn. */
+static int closing(kytos_conn *c)
+{
+    int v;
+    pthread_mutex_lock(&c->mu);
+    v = c->closing;
+    pthread_mutex_unlock(&c->mu);
+    return v;
+}
+
 /* The framer's callback: one whole message.  Nonzero stops the framer. */
 static int deliver(void *ud, const uint8_t *msg, size_t len)
 {
@@ -74,7 +85,7 @@ static int deliver(void *ud, const uint8_t *msg, size_t len)
     if (!c->opened || !c->hnd.napp || !kh_napp_is_active(c->hnd.napp))
         return 0;
     rc = kh_sb_guarded(c->hnd.napp, "on_message", call_message, &m);
-    if (c->dead || rc == KYTOS_ECRASHED)
+    if (c->dead || rc == KYTOS_ECRASHED || closing(c))
         return 1;
     if (rc < 0) {
         char why[200];
@@ -93,6 +104,8 @@ static void on_readable(kh_sb *sb, kytos_conn *c)
     char why[200];
     ssize_t n;
 
+    if (closing(c))
+        return;
     do
         n = recv(c->fd, sb->rbuf, sb->read_max, 0);
     while (n < 0 && errno == EINTR);

@@ -167,9 +167,10 @@ static inline int kytos_conn_send_notify(kytos_conn *c, kytos_napp *n, const voi
     return kytos__api->conn_send_notify(c, n, data, len, flags, name, content, opts);
 }
 /* Close the connection (reason is logged and given to on_close; NULL =
- * "closed by <napp>").  Asynchronous: returns at once; what is queued is
- * flushed if the socket takes it, then on_close runs on the southbound
- * thread and the lost event goes out.  KYTOS_ESTATE if already closing. */
+ * "closed by its NApp").  Asynchronous: returns at once, and no message is
+ * delivered after it; what is queued is flushed if the socket takes it,
+ * then on_close runs on the southbound thread and the lost event goes out.
+ * KYTOS_ESTATE if already closing. */
 static inline int kytos_conn_close(kytos_conn *c, const char *reason)
 {
     return kytos__api->conn_close(c, reason);

@@ -688,7 +688,7 @@ END_TEST
 
 START_TEST(napp_close_flushes_what_it_sent_first)
 {
-    uint8_t m[64 + 8], rep[64];
+    uint8_t m[64 + 8 + 64], rep[64];
     int fd;
     int64_t id;
     struct json_object *e, *st;
@@ -698,10 +698,12 @@ START_TEST(napp_close_flushes_what_it_sent_first)
     id = conn_id(fd);
     put_msg(m, 4, 2, 64, 5);            /* ECHO_REQUEST */
     put_msg(m + 64, 4, 0xf2, 8, 6);     /* CLOSE, in the same write */
+    put_msg(m + 72, 4, 2, 64, 7);       /* never delivered: the NApp closed */
     send_all(fd, m, sizeof m);
     ck_assert_int_eq(recv_exact(fd, rep, sizeof rep), 0);
     ck_assert_uint_eq(rep[1], 3);
-    ck_assert(sees_close(fd));
+    ck_assert_uint_eq(rep[7], 5);
+    ck_assert_int_eq(recv(fd, rep, sizeof rep, 0), 0);   /* then the end, nothing more */
     e = lost_of(id);
     ck_assert_ptr_nonnull(e);
     ck_assert_str_eq(gets(e, "reason"), "the test asked");
