@@ -67,7 +67,7 @@ wrk_run() {
 start_kytosd() { # start_kytosd NAPPDIR [extra args...]: sets KPID KPORT
   nd=$1; shift
   KPORT=$(free_port)
-  taskset -c "$SRV_CPU" "$B/host/kytosd" -f --listen 127.0.0.1 --api-port "$KPORT" --napps "$nd" \
+  taskset -c "$SRV_CPU" "$B/host/kytosd" -f --listen 127.0.0.1 --api-port "$KPORT" --port 0 --napps "$nd" \
     --data-dir "$WORK/data-$KPORT" --set 'log_level="WARNING"' --set api_io_threads=1 "$@" \
     >"$WORK/kytosd-$KPORT.log" 2>&1 &
   KPID=$!

@@ -4,6 +4,7 @@
 #   store/    the document store (SQLite, MongoDB)    -> libkh_store
 #   http/     the REST front door                     -> libkh_core
 #   napps/    loader, watcher, ELF check, guard, ABI  -> libkh_core
+#   southbound/ the OpenFlow TCP server (switch connections) -> libkh_core
 #   core/     the host object, core REST API, metrics, kytosd's main
 #   testhost/ libkytos-test, the in-process host for NApp tests
 noinst_LTLIBRARIES += host/libkh_util.la host/libkh_core.la
@@ -17,6 +18,7 @@ host_libkh_core_la_LIBADD = $(MHD_LIBS) $(JSONC_LIBS)
 include host/util/local.mk
 include host/http/local.mk
 include host/napps/local.mk
+include host/southbound/local.mk
 include host/core/local.mk
 include host/store/local.mk
 include host/events/local.mk

@@ -71,3 +71,5 @@ EXTRA_DIST += tests/fuzz/run-fuzz.sh
 # every southbound test uses, checked on its own.  SKIP without OVS or root.
 TESTS += tests/ovs/test_ovs_harness.py
 EXTRA_DIST += tests/ovs/test_ovs_harness.py tests/ovs/ovs_harness.py
+
+include tests/southbound/local.mk

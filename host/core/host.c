@@ -6,6 +6,7 @@
 #include "http/client_group.h"
 #include "http/ratelimit.h"
 #include "store/store.h"
+#include "southbound/southbound.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 kh_store *kh_host_store(const kh_host *h) { return h->store; }
 kh_bus *kh_host_bus(const kh_host *h) { return h->bus; }
+kh_sb *kh_host_sb(const kh_host *h) { return h->sb; }
 const kh_config *kh_host_config(const kh_host *h) { return h->config; }
 kh_host *kh_req_host(const kytos_req *r) { return r->ctx ? r->ctx->owner : NULL; }
 
@@ -206,6 +208,11 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->bus = kh_bus_new(cfg, &napp_ops, err, errlen);
     if (!h->bus)
         goto fail;
+    /* the OpenFlow server's registry exists from the start (NApps register
+     * their protocol handlers in init); it listens from kh_host_start */
+    h->sb = kh_sb_new(h->bus, cfg, err, errlen);
+    if (!h->sb)
+        goto fail;
     if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, core_route_add, h) != 0) {
         snprintf(err, errlen, "cannot register the core routes");
         goto fail;
@@ -223,8 +230,18 @@ fail:
 
 int kh_host_start(kh_host *h)
 {
-    if (h->bus && kh_bus_start(h->bus) != 0)
+    char err[300];
+
+    if (h->bus && kh_bus_start(h->bus) != 0) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start the event bus");
         return KYTOS_ERROR;   /* crosses the ABI as kytos_test_start's result */
+    }
+    /* switches may connect from here on: every NApp has run its init (a
+     * protocol handler is registered), the bus delivers the events */
+    if (kh_config_bool(h->config, "sb_enabled") && kh_sb_start(h->sb, err, sizeof err) != 0) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start the OpenFlow server: %s", err);
+        return KYTOS_ERROR;
+    }
     atomic_store(&h->started_at, kh_now_ms());
     atomic_store(&h->running, 1);
     kh_napps_start_all(h);
@@ -235,12 +252,22 @@ void kh_host_stop(kh_host *h)
 {
     if (atomic_exchange(&h->stopping, 1))
         return;
-    /* Kytos' order: every NApp gets kytos/core.shutdown and the pools drain,
-     * then the NApps stop in reverse load order.  A bus that never started
-     * has nobody to drain its queues: do not wait for it. */
+    /* Shutdown order:
+     * 1. no new switch connections (the open ones stay, so NApps can still
+     *    talk to their switches while they drain);
+     * 2. Kytos' order: every NApp gets kytos/core.shutdown and the pools
+     *    drain (a bus that never started has nobody to drain its queues:
+     *    do not wait for it);
+     * 3. the NApps stop in reverse load order; a protocol handler's
+     *    connections close as it unloads (its on_close runs before its
+     *    stop hook; their lost events find the bus closed);
+     * 4. the OpenFlow server closes what is left (queued bytes flushed if
+     *    the socket takes them, then FIN) and its thread ends. */
+    kh_sb_stop_accepting(h->sb);
     if (h->bus)
         kh_bus_shutdown(h->bus, atomic_load(&h->running) ? h->shutdown_timeout_ms : 0);
     kh_napps_unload_all(h);
+    kh_sb_stop(h->sb);
     atomic_store(&h->running, 0);
 }
 
@@ -256,6 +283,7 @@ void kh_host_free(kh_host *h)
     kh_workpool_free(h->api_pool);
     for (i = 0; i < h->npools; i++)
         kh_workpool_free(h->pools[i].pool);
+    kh_sb_free(h->sb);          /* before the bus it publishes into */
     if (h->bus)
         kh_bus_free(h->bus);
     if (h->store)
@@ -352,6 +380,8 @@ struct json_object *kh_host_status(kh_host *h)
         json_object_object_add(o, "events", bus);
     if (h->store)
         json_object_object_add(o, "store", kh_store_status(h->store));
+    if (h->sb)
+        json_object_object_add(o, "southbound", kh_sb_status(h->sb));
     json_object_object_add(o, "crash_guard", json_object_new_boolean(kh_guard_enabled()));
     /* what serves malloc in this process (see configure's --with-jemalloc) */
     json_object_object_add(o, "allocator", json_object_new_string(malloc_is_jemalloc() ? "jemalloc"

@@ -12,10 +12,13 @@
 #include "http/req_api.h"
 
 typedef struct kh_host kh_host;
+typedef struct kh_sb kh_sb;
 
 /* ---- the host ---- */
 kh_store *kh_host_store(const kh_host *h);
 kh_bus *kh_host_bus(const kh_host *h);
+/* The switch-facing server (host/southbound/southbound.h); never NULL. */
+kh_sb *kh_host_sb(const kh_host *h);
 const kh_config *kh_host_config(const kh_host *h);
 /* The function table handed to every NApp (filled once). */
 const struct kytos_api *kh_host_api(void);
@@ -46,6 +49,8 @@ void kh_napp_ref(kytos_napp *n);
 void kh_napp_unref(kytos_napp *n);
 /* False once the NApp began unloading: do not start new work in it. */
 int kh_napp_is_active(const kytos_napp *n);
+/* True once its init returned and until it begins unloading. */
+int kh_napp_is_enabled(const kytos_napp *n);
 /* An address inside the NApp's object (for dladdr). */
 const void *kh_napp_desc_addr(const kytos_napp *n);
 /* The NApp faulted in its own code (see guard.h): take it out of service

@@ -48,6 +48,7 @@ struct kh_host {
     kh_router *router;
     kh_store *store;
     kh_bus *bus;
+    kh_sb *sb;                  /* the OpenFlow server (southbound/) */
     kh_workpool *api_pool;
     struct {
         char name[32];

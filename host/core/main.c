@@ -9,6 +9,7 @@
 #include "util/log.h"
 #include "util/conf_keys.h"
 #include "napps/watcher.h"
+#include "southbound/southbound.h"
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static void usage(FILE *out)
             "  -f, --foreground        run in the foreground (the only mode)\n"
             "  -D, --debug             log at DEBUG level\n"
             "  -l, --listen ADDR       address to listen on (default 0.0.0.0)\n"
+            "  -P, --port PORT         OpenFlow port (default 6653; 0 picks a free one)\n"
             "      --api-port PORT     HTTP port (default 8181; 0 picks a free one)\n"
             "  -n, --napps DIR         NApps directory (*.so files)\n"
             "  -d, --database NAME     '' (embedded SQLite, default) or mongodb\n"
@@ -56,7 +58,8 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"conf", required_argument, NULL, 'c'}, {"foreground", no_argument, NULL, 'f'},
         {"debug", no_argument, NULL, 'D'},      {"listen", required_argument, NULL, 'l'},
-        {"api-port", required_argument, NULL, 'P'}, {"napps", required_argument, NULL, 'n'},
+        {"api-port", required_argument, NULL, 'A'}, {"napps", required_argument, NULL, 'n'},
+        {"port", required_argument, NULL, 'P'},
         {"database", required_argument, NULL, 'd'}, {"data-dir", required_argument, NULL, 'W'},
         {"set", required_argument, NULL, 'S'},  {"port-file", required_argument, NULL, 'F'},
         {"version", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
@@ -74,14 +77,15 @@ int main(int argc, char **argv)
 
     if (!cfg)
         return 1;
-    while ((c = getopt_long(argc, argv, "c:fDl:n:d:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:fDl:P:n:d:vh", opts, NULL)) != -1) {
         const char *key = NULL;
         switch (c) {
         case 'c': conf = optarg; break;
         case 'f': break;
         case 'D': debug = 1; break;
         case 'l': key = "listen"; break;
-        case 'P': key = "api_port"; break;
+        case 'A': key = "api_port"; break;
+        case 'P': key = "port"; break;
         case 'n': key = "napps"; break;
         case 'd': key = "database"; break;
         case 'W': key = "data_dir"; break;
@@ -172,8 +176,7 @@ int main(int argc, char **argv)
         kh_log_stop();
         return 1;
     }
-    if (kh_host_start(h) != 0) {
-        kh_log(LOGGER, KH_CRITICAL, "cannot start the event bus");
+    if (kh_host_start(h) != 0) {   /* it logged why */
         kh_http_stop(h->http, 0);
         kh_host_free(h);
         kh_log_stop();
@@ -189,8 +192,9 @@ int main(int argc, char **argv)
             fclose(f);
         }
     }
-    kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/",
-           kh_config_str(cfg, "listen"), kh_http_port(h->http));
+    kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/, OpenFlow on %s:%u",
+           kh_config_str(cfg, "listen"), kh_http_port(h->http),
+           kh_config_str(cfg, "listen"), kh_sb_port(h->sb));
 
     sigwait(&set, &sig);
     kh_log(LOGGER, KH_INFO, "signal %d: shutting down", sig);

@@ -54,6 +54,51 @@ static void pools(struct out *o, struct json_object *pools, const char *kind)
     }
 }
 
+/* The OpenFlow server: connections, traffic, send queues, disconnects. */
+static void southbound(struct out *o, struct json_object *sb)
+{
+    struct json_object *v;
+
+    if (!sb)
+        return;
+    put(o, "# TYPE kytos_sb_connections gauge\nkytos_sb_connections %lld\n",
+        (long long)geti(sb, "connections"));
+    put(o, "# TYPE kytos_sb_connections_total counter\nkytos_sb_connections_total %lld\n",
+        (long long)geti(sb, "connections_total"));
+    put(o, "# TYPE kytos_sb_bytes_total counter\n");
+    put(o, "kytos_sb_bytes_total{direction=\"in\"} %lld\n", (long long)geti(sb, "bytes_in"));
+    put(o, "kytos_sb_bytes_total{direction=\"out\"} %lld\n", (long long)geti(sb, "bytes_out"));
+    put(o, "# TYPE kytos_sb_messages_total counter\n");
+    put(o, "kytos_sb_messages_total{direction=\"in\"} %lld\n", (long long)geti(sb, "messages_in"));
+    put(o, "kytos_sb_messages_total{direction=\"out\"} %lld\n", (long long)geti(sb, "messages_out"));
+    put(o, "# TYPE kytos_sb_send_queue_bytes gauge\nkytos_sb_send_queue_bytes %lld\n",
+        (long long)geti(sb, "send_queue_bytes"));
+    put(o, "# TYPE kytos_sb_send_queue_high_water_bytes gauge\nkytos_sb_send_queue_high_water_bytes %lld\n",
+        (long long)geti(sb, "send_queue_high_water"));
+    put(o, "kytos_sb_send_queue_limit_bytes %lld\n", (long long)geti(sb, "send_queue_limit"));
+    put(o, "# TYPE kytos_sb_raw_in_dropped_total counter\nkytos_sb_raw_in_dropped_total %lld\n",
+        (long long)geti(sb, "raw_in_dropped"));
+    put(o, "# TYPE kytos_sb_refused_total counter\nkytos_sb_refused_total %lld\n",
+        (long long)geti(sb, "refused"));
+    if (json_object_object_get_ex(sb, "disconnects", &v)) {
+        put(o, "# TYPE kytos_sb_disconnects_total counter\n");
+        json_object_object_foreach(v, reason, n)
+            put(o, "kytos_sb_disconnects_total{reason=\"%s\"} %lld\n", reason,
+                (long long)json_object_get_int64(n));
+    }
+    if (json_object_object_get_ex(sb, "conns", &v) && json_object_array_length(v) > 0) {
+        size_t i;
+        put(o, "# TYPE kytos_sb_conn_send_queue_bytes gauge\n");
+        for (i = 0; i < json_object_array_length(v); i++) {
+            struct json_object *c = json_object_array_get_idx(v, i), *peer = NULL;
+            json_object_object_get_ex(c, "connection", &peer);
+            put(o, "kytos_sb_conn_send_queue_bytes{id=\"%lld\",peer=\"%s\"} %lld\n",
+                (long long)geti(c, "id"), peer ? json_object_get_string(peer) : "",
+                (long long)geti(c, "send_queue_bytes"));
+        }
+    }
+}
+
 static int metrics_get(kytos_req *r, void *ud)
 {
     kh_host *h = ud;
@@ -96,6 +141,7 @@ static int metrics_get(kytos_req *r, void *ud)
     }
     if (ev && json_object_object_get_ex(ev, "dead_letter", &v))
         put(&o, "kytos_dead_letter_events %lld\n", (long long)geti(v, "count"));
+    southbound(&o, json_object_object_get_ex(st, "southbound", &v) ? v : NULL);
     json_object_put(st);
     rc = kh_resp_raw(r, 200, "text/plain; version=0.0.4", o.buf ? o.buf : "", o.len);
     free(o.buf);

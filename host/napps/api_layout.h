@@ -86,7 +86,23 @@ KH_SLOT(event_wanted, 58);
 KH_SLOT(event_take_content, 59);
 /* ABI 1.3 */
 KH_SLOT(napp_set_data_full, 60);
-_Static_assert(sizeof(struct kytos_api) == 8 + 61 * KH_P,
+/* ABI 1.4: switch connections (conn.h) */
+KH_SLOT(conn_handle, 61);
+KH_SLOT(conn_ref, 62);
+KH_SLOT(conn_unref, 63);
+KH_SLOT(conn_get, 64);
+KH_SLOT(conn_send, 65);
+KH_SLOT(conn_send_give, 66);
+KH_SLOT(conn_send_notify, 67);
+KH_SLOT(conn_close, 68);
+KH_SLOT(conn_set_data, 69);
+KH_SLOT(conn_data, 70);
+KH_SLOT(conn_set_state, 71);
+KH_SLOT(conn_set_switch, 72);
+KH_SLOT(conn_id, 73);
+KH_SLOT(conn_info, 74);
+KH_SLOT(conn_json, 75);
+_Static_assert(sizeof(struct kytos_api) == 8 + 76 * KH_P,
                "struct kytos_api grew: add the new slot above and bump KYTOS_ABI_MINOR");
 
 /* The table's size at each ABI minor (what a host of that minor hands out):
@@ -94,8 +110,9 @@ _Static_assert(sizeof(struct kytos_api) == 8 + 61 * KH_P,
 #define KH_API_SIZE_1_0 offsetof(struct kytos_api, store_bulk_async)
 #define KH_API_SIZE_1_1 offsetof(struct kytos_api, event_publish_give)
 #define KH_API_SIZE_1_2 offsetof(struct kytos_api, napp_set_data_full)
-#define KH_API_SIZE_1_3 sizeof(struct kytos_api)
-_Static_assert(KYTOS_ABI_MAJOR == 1 && KYTOS_ABI_MINOR == 3,
+#define KH_API_SIZE_1_3 offsetof(struct kytos_api, conn_handle)
+#define KH_API_SIZE_1_4 sizeof(struct kytos_api)
+_Static_assert(KYTOS_ABI_MAJOR == 1 && KYTOS_ABI_MINOR == 4,
                "a new ABI minor needs its KH_API_SIZE_1_x above and in api_table.c");
 
 /* The descriptor: read by the host before any NApp code runs. */

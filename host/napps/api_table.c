@@ -6,6 +6,7 @@
 #include "napps/api_layout.h"
 #include "util/log.h"
 #include "store/store.h"
+#include "southbound/southbound.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static struct kytos_api table;
 /* older[m]: the table as a host of ABI 1.m gives it (m < KYTOS_ABI_MINOR) */
 static struct kytos_api older[KYTOS_ABI_MINOR];
 static const size_t size_at_minor[KYTOS_ABI_MINOR + 1] = {
-    KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3
+    KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3, KH_API_SIZE_1_4
 };
 static atomic_int emulated = -1;    /* -1: the full table */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -104,6 +105,7 @@ static void fill(void)
     table.resp_static = kh_resp_static;
     kh_bus_api_fill(&table, napp_bus);
     kh_store_api_fill(&table, napp_store, kh_host_napp_ops());
+    kh_sb_api_fill(&table);
     for (unsigned m = 0; m < KYTOS_ABI_MINOR; m++) {
         /* the slots of later minors are not there: zero, and past struct_size */
         memset(&older[m], 0, sizeof older[m]);

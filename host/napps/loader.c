@@ -2,6 +2,7 @@
  * See napp.h for the life cycle. */
 #include "core/hostimpl.h"
 #include "events/eventbus.h"
+#include "southbound/southbound.h"
 #include "util/log.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -45,6 +46,11 @@ int kh_napp_is_active(const kytos_napp *n)
     return s == KH_NAPP_ENABLED || s == KH_NAPP_LOADING;
 }
 
+int kh_napp_is_enabled(const kytos_napp *n)
+{
+    return atomic_load(&n->state) == KH_NAPP_ENABLED;
+}
+
 void kh_napp_ref(kytos_napp *n) { atomic_fetch_add(&n->refs, 1); }
 const void *kh_napp_desc_addr(const kytos_napp *n) { return n->desc; }
 
@@ -58,6 +64,8 @@ void kh_napp_crashed(kytos_napp *n, const char *where)
     kh_log(LOGGER, KH_CRITICAL, "%s crashed in %s; taking it out of service (its code stays "
            "mapped, its stop hook is not called)", n->id, where);
     kh_router_remove_owner(h->router, n);
+    /* its switch connections close without calling into it again */
+    kh_sb_napp_unload(h->sb, n, 1);
     pthread_mutex_lock(&h->reg_mu);
     {
         kytos_napp **pp = &h->napps;
@@ -614,6 +622,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         atomic_store(&n->state, KH_NAPP_UNLOADING);
         if (h->bus)
             kh_bus_napp_forget(h->bus, n, h->shutdown_timeout_ms);
+        kh_sb_napp_unload(h->sb, n, 0);   /* a connection handler it registered */
         /* stop is not called after a failed init: its release is (api.h) */
         kh_napp_release_data(n);
         kh_napp_unref(n);
@@ -683,6 +692,9 @@ static void unload_napp(kh_host *h, kytos_napp *n, const char *state, const char
      * own handlers, exactly once */
     if (h->bus)
         kh_bus_napp_unload(h->bus, n, h->shutdown_timeout_ms);
+    /* then the switch connections it handles: they close, its on_close
+     * runs (the switches reconnect to whoever handles them next) */
+    kh_sb_napp_unload(h->sb, n, 0);
     /* then requests in flight (they hold references) */
     atomic_fetch_add(&h->unloading, 1);   /* before reading refs: see kh_napp_unref */
     pthread_mutex_lock(&h->reg_mu);

@@ -6,6 +6,7 @@
 #include "events/eventbus.h"
 #include "util/log.h"
 #include "store/store.h"
+#include "southbound/southbound.h"
 #include <ftw.h>
 #include <kytos/test.h>
 #include <stdio.h>
@@ -92,6 +93,10 @@ kytos_test_host *kytos_test_host_new(const struct kytos_test_opts *opts)
     /* tests answer fast or fail: no 30 s handler deadline by default */
     if (!(opts && opts->conf_text && strstr(opts->conf_text, "api_handler_timeout_ms")))
         kh_config_set(cfg, "api_handler_timeout_ms", "10000");
+    /* no OpenFlow server unless the test asks (sb_enabled = true, with
+     * listen = 127.0.0.1 and port = 0 for a free port) */
+    if (!(opts && opts->conf_text && strstr(opts->conf_text, "sb_enabled")))
+        kh_config_set(cfg, "sb_enabled", "false");
     kh_config_set_string(cfg, "napps", th->dir);
     th->h = kh_host_new(cfg, th->dir, err, sizeof err);
     if (!th->h) {
@@ -305,4 +310,9 @@ struct json_object *kytos_test_published(kytos_test_host *th, const char *name, 
         }
     pthread_mutex_unlock(&th->mu);
     return c;
+}
+
+unsigned kytos_test_southbound_port(kytos_test_host *th)
+{
+    return th ? kh_sb_port(kh_host_sb(th->h)) : 0;
 }

@@ -27,10 +27,11 @@ const struct kh_conf_key kh_conf_keys[] = {
     {"logger_decorators", KH_CONF_ARRAY, "[]", 0, 0, NULL,
      "Kytos' Python logger decorators; not used.", K},
     {"listen", KH_CONF_STRING, "\"0.0.0.0\"", 0, 0, NULL,
-     "Address the REST API listens on (IPv4 or IPv6 literal; `-l`).", K},
+     "Address the REST API and the OpenFlow server listen on (IPv4 or IPv6 literal; `-l`).", K},
     {"port", KH_CONF_INT, "6653", 0, 65535, NULL,
-     "Kytos' OpenFlow port; kytos-c's core opens none (the NApps do).", K},
-    {"protocol_name", KH_CONF_STRING, "\"\"", 0, 0, NULL, "Kytos' protocol name; not used.", K},
+     "Port of the OpenFlow server (`-P/--port`); 0 picks a free one.", K},
+    {"protocol_name", KH_CONF_STRING, "\"\"", 0, 0, NULL,
+     "Protocol of the OpenFlow server's events (`kytos/core.<proto>.raw.in`); empty: `openflow` on 6633/6653, else the port number, as Kytos.", K},
     {"connection_timeout", KH_CONF_INT, "130", 0, 86400, NULL,
      "Kytos' switch connection timeout, seconds; not used by the core.", K},
     {"api_port", KH_CONF_INT, "8181", 0, 65535, NULL,
@@ -334,7 +335,20 @@ static const char *type_name(const struct kh_conf_key *k, char *buf, size_t len)
 static void print_default(FILE *out, const char *def)
 {
     static const struct { const char *value, *name; } dirs[] = {
-        {KYTOS_PKGLIBDIR, "$pkglibdir"}, {KYTOS_LOCALSTATEDIR, "$localstatedir"}};
+        {KYTOS_PKGLIBDIR, "$pkglibdir"}, {KYTOS_LOCALSTATEDIR, "$localstatedir"}    /* the OpenFlow server (host/southbound/) on listen:port */
+    {"sb_enabled", KH_CONF_BOOL, "true", 0, 0, NULL,
+     "Run the OpenFlow server at all (the test host: off unless asked).", 0},
+    {"sb_send_queue_max", KH_CONF_INT, "4194304", 128 * 1024, 1 << 30, NULL,
+     "Bytes a switch connection may have queued; past it the connection is cut off.", 0},
+    {"sb_read_max", KH_CONF_INT, "65536", 4096, 1 << 20, NULL,
+     "Bytes read per connection per turn, so one switch cannot starve the others.", 0},
+    {"sb_max_connections", KH_CONF_INT, "4096", 1, 1 << 20, NULL,
+     "Switch connections at once; past it new ones are closed.", 0},
+    {"sb_listen_backlog", KH_CONF_INT, "128", 1, 65535, NULL,
+     "listen(2) backlog of the OpenFlow server.", 0},
+    {"sb_raw_in_events", KH_CONF_BOOL, "true", 0, 0, NULL,
+     "Publish `kytos/core.<proto>.raw.in` (base64 data) when someone subscribes.", 0},
+};
     size_t i;
 
     while (*def) {

@@ -226,6 +226,25 @@ struct kytos_api {
      * data is not released); release may be NULL. */
     void (*napp_set_data_full)(kytos_napp *napp, void *data,
                                void (*release)(kytos_napp *napp, void *data));
+
+    /* ---- ABI 1.4: switch connections (conn.h) ---- */
+    int (*conn_handle)(kytos_napp *napp, const struct kytos_conn_handler *h);
+    void (*conn_ref)(kytos_conn *c);
+    void (*conn_unref)(kytos_conn *c);
+    kytos_conn *(*conn_get)(kytos_napp *napp, uint64_t id);
+    int (*conn_send)(kytos_conn *c, const void *data, size_t len, unsigned flags);
+    int (*conn_send_give)(kytos_conn *c, void *data, size_t len, unsigned flags);
+    int (*conn_send_notify)(kytos_conn *c, kytos_napp *napp, const void *data, size_t len,
+                            unsigned flags, const char *name, struct json_object *content,
+                            const struct kytos_pub_opts *opts);
+    int (*conn_close)(kytos_conn *c, const char *reason);
+    void (*conn_set_data)(kytos_conn *c, void *data);
+    void *(*conn_data)(const kytos_conn *c);
+    int (*conn_set_state)(kytos_conn *c, int state);
+    int (*conn_set_switch)(kytos_conn *c, const char *dpid);
+    uint64_t (*conn_id)(const kytos_conn *c);
+    int (*conn_info)(const kytos_conn *c, struct kytos_conn_info *out);
+    struct json_object *(*conn_json)(const kytos_conn *c);
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

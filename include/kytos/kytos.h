@@ -10,5 +10,6 @@
 #include "http.h"
 #include "event.h"
 #include "store.h"
+#include "conn.h"
 
 #endif

@@ -94,6 +94,11 @@ void kytos_test_store_hold(kytos_test_host *th, int on);
  * held): 0, or KYTOS_ETIMEDOUT. */
 int kytos_test_store_await_queued(kytos_test_host *th, size_t n, unsigned timeout_ms);
 
+/* The OpenFlow server's bound port, or 0 when it does not run: the test
+ * host starts it only when conf_text sets sb_enabled = true (use
+ * listen = 127.0.0.1, port = 0 and protocol_name = openflow). */
+unsigned kytos_test_southbound_port(kytos_test_host *th);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,9 @@ typedef struct kytos_req kytos_req;           /* one HTTP request (or kytos_call
 typedef struct kytos_response kytos_response; /* the answer of kytos_call */
 typedef struct kytos_event kytos_event;       /* one KytosEvent */
 typedef struct kytos_cursor kytos_cursor;     /* results of kytos_store_find */
+typedef struct kytos_conn kytos_conn;         /* one switch connection (conn.h, ABI 1.3) */
+struct kytos_conn_handler;                    /* conn.h */
+struct kytos_conn_info;                       /* conn.h */
 
 /* ---- log levels: Python's numbers, as in Kytos' logging.ini ---- */
 enum kytos_log_level {

@@ -18,6 +18,10 @@
  *        renamed, same place and type).
  *   1.3  napp_set_data_full: NApp data with a release function, run once
  *        after a failed init (whatever step failed) or after stop.
+ *   1.4  switch connections (conn.h): the southbound server's connections
+ *        for a protocol NApp: handler callbacks, send (copy, give, and
+ *        send-then-notify), close, references, per-connection data,
+ *        state, switch name, info.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -33,7 +37,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 3
+#define KYTOS_ABI_MINOR 4
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

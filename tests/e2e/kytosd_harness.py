@@ -26,7 +26,7 @@ class Kytosd:
         for so in napps:
             self.drop(so)
         self.port_file = os.path.join(self.dir, "port")
-        args = [KYTOSD, "-f", "--listen", "127.0.0.1", "--api-port", "0",
+        args = [KYTOSD, "-f", "--listen", "127.0.0.1", "--api-port", "0", "--port", "0",
                 "--napps", self.napps, "--data-dir", os.path.join(self.dir, "data"),
                 "--port-file", self.port_file, "--set", "log_level=\"WARNING\""]
         if conf:
