@@ -35,7 +35,7 @@ int kh_sb_guarded(kytos_napp *n, const char *what, int (*fn)(void *), void *arg)
 {
     int rc = kh_guard_call(n, fn, arg);
 
-    if (rc == KYTOS_ECRASHED) {
+    if (rc == KH_ECRASHED) {
         char where[160];
         snprintf(where, sizeof where, "its southbound %s callback (signal %d)", what,
                  kh_guard_last_signal());
@@ -85,7 +85,7 @@ static int deliver(void *ud, const uint8_t *msg, size_t len)
     if (!c->opened || !c->hnd.napp || !kh_napp_is_active(c->hnd.napp))
         return 0;
     rc = kh_sb_guarded(c->hnd.napp, "on_message", call_message, &m);
-    if (c->dead || rc == KYTOS_ECRASHED || closing(c))
+    if (c->dead || rc == KH_ECRASHED || closing(c))
         return 1;
     if (rc < 0) {
         char why[200];

@@ -211,7 +211,7 @@ void kh_sb_wake_locked(kh_sb *sb);
 /* Is the caller the southbound thread? */
 int kh_sb_on_thread(const kh_sb *sb);
 /* Run a NApp callback under the crash guard; on a fault the NApp is taken
- * out of service.  Returns the callback's result or KYTOS_ECRASHED. */
+ * out of service.  Returns the callback's result or KH_ECRASHED. */
 int kh_sb_guarded(kytos_napp *n, const char *what, int (*fn)(void *), void *arg);
 
 /* ---- handlers.c ---- */

@@ -114,6 +114,19 @@ const struct kh_conf_key kh_conf_keys[] = {
      "Lines waiting for the log thread; past it lines are dropped and counted.", 0},
     {"store_sync", KH_CONF_CHOICE, "\"normal\"", 0, 0, "normal|full",
      "Embedded store: `normal` survives `kill -9`; `full` also fsyncs every commit (power loss).", 0},
+    /* the OpenFlow server (host/southbound/) on listen:port */
+    {"sb_enabled", KH_CONF_BOOL, "true", 0, 0, NULL,
+     "Run the OpenFlow server at all (the test host: off unless asked).", 0},
+    {"sb_send_queue_max", KH_CONF_INT, "4194304", 128 * 1024, 1 << 30, NULL,
+     "Bytes a switch connection may have queued; past it the connection is cut off.", 0},
+    {"sb_read_max", KH_CONF_INT, "65536", 4096, 1 << 20, NULL,
+     "Bytes read per connection per turn, so one switch cannot starve the others.", 0},
+    {"sb_max_connections", KH_CONF_INT, "4096", 1, 1 << 20, NULL,
+     "Switch connections at once; past it new ones are closed.", 0},
+    {"sb_listen_backlog", KH_CONF_INT, "128", 1, 65535, NULL,
+     "listen(2) backlog of the OpenFlow server.", 0},
+    {"sb_raw_in_events", KH_CONF_BOOL, "true", 0, 0, NULL,
+     "Publish `kytos/core.<proto>.raw.in` (base64 data) when someone subscribes.", 0},
 };
 
 const size_t kh_conf_nkeys = sizeof kh_conf_keys / sizeof kh_conf_keys[0];
@@ -335,20 +348,7 @@ static const char *type_name(const struct kh_conf_key *k, char *buf, size_t len)
 static void print_default(FILE *out, const char *def)
 {
     static const struct { const char *value, *name; } dirs[] = {
-        {KYTOS_PKGLIBDIR, "$pkglibdir"}, {KYTOS_LOCALSTATEDIR, "$localstatedir"}    /* the OpenFlow server (host/southbound/) on listen:port */
-    {"sb_enabled", KH_CONF_BOOL, "true", 0, 0, NULL,
-     "Run the OpenFlow server at all (the test host: off unless asked).", 0},
-    {"sb_send_queue_max", KH_CONF_INT, "4194304", 128 * 1024, 1 << 30, NULL,
-     "Bytes a switch connection may have queued; past it the connection is cut off.", 0},
-    {"sb_read_max", KH_CONF_INT, "65536", 4096, 1 << 20, NULL,
-     "Bytes read per connection per turn, so one switch cannot starve the others.", 0},
-    {"sb_max_connections", KH_CONF_INT, "4096", 1, 1 << 20, NULL,
-     "Switch connections at once; past it new ones are closed.", 0},
-    {"sb_listen_backlog", KH_CONF_INT, "128", 1, 65535, NULL,
-     "listen(2) backlog of the OpenFlow server.", 0},
-    {"sb_raw_in_events", KH_CONF_BOOL, "true", 0, 0, NULL,
-     "Publish `kytos/core.<proto>.raw.in` (base64 data) when someone subscribes.", 0},
-};
+        {KYTOS_PKGLIBDIR, "$pkglibdir"}, {KYTOS_LOCALSTATEDIR, "$localstatedir"}};
     size_t i;
 
     while (*def) {
