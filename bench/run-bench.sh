@@ -18,9 +18,9 @@ B=${BUILD_DIR:-$(pwd)}
 SECS=${BENCH_SECONDS:-10}
 REPEAT=${REPEAT:-3}
 ONLY=${BENCH_ONLY:-all}
-# the shared inputs (specs, fixtures) beside the source tree, as the tests find them
-SHARED_DIR=${SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
-export SHARED_DIR
+# the test data (specs, fixtures) in the source tree, as the tests find them
+TEST_DATA_DIR=${TEST_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/tests/data}
+export TEST_DATA_DIR
 SRV_CPU=${SRV_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 WORK=$(mktemp -d /tmp/kytos-bench-XXXXXX)

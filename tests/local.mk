@@ -34,3 +34,7 @@ tests_host_check_log_SOURCES = tests/host/check_log.c
 tests_host_check_log_CFLAGS = $(TEST_CC)
 tests_host_check_log_LDADD = host/libkh_util.la $(TEST_LIBS)
 EXTRA_DIST += tests/fuzz/run-fuzz.sh
+
+# The data the tests and benchmarks read (tests/data/README.md): in the
+# tarball too, so distcheck runs the same tests.
+EXTRA_DIST += tests/data

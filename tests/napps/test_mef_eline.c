@@ -1,6 +1,6 @@
 /* tests/napps/test_mef_eline.c - kytos/mef_eline through the in-process
  * test host over simnet's 3-switch ring (topology, flow_manager, mef_eline,
- * simnet): every case of shared/fixtures/mef_eline_evc_cases.json, 409 for
+ * simnet): every case of tests/data/fixtures/mef_eline_evc_cases.json, 409 for
  * a duplicated EPL UNI, list/get/patch/delete/metadata, flows installed
  * through flow_manager, link failures moving or downing an EVC, and the
  * schedule API (POST/PATCH/DELETE v2/evc/schedule, its 400s and 404s) with
@@ -137,11 +137,11 @@ static int evc_active(const char *id, size_t *path_len, char *first_link, size_t
 
 static struct json_object *load_cases(void)
 {
-    const char *dir = getenv("SHARED_DIR");
+    const char *dir = getenv("TEST_DATA_DIR");
     char path[1024];
     struct json_object *cases;
 
-    snprintf(path, sizeof path, "%s/fixtures/mef_eline_evc_cases.json", dir ? dir : SHARED_DIR);
+    snprintf(path, sizeof path, "%s/fixtures/mef_eline_evc_cases.json", dir ? dir : TEST_DATA_DIR);
     cases = json_object_from_file(path);
     ck_assert_msg(cases != NULL, "cannot read %s", path);
     return cases;

@@ -1,6 +1,6 @@
 /* tests/napps/test_topology.c - kytos/topology through the in-process test
  * host, fed by kytos/simnet: GET v3/ byte for byte against
- * ../shared/fixtures/gen_topology.py (saved as test_topology_ring*.json),
+ * tests/data/fixtures/gen_topology.py (saved as test_topology_ring*.json),
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
  * persistence across a host restart, hostile events and bodies, re-cabling
  * (links left behind by it), interface tag ranges
