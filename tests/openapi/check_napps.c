@@ -3,7 +3,7 @@
  * the findings listed below (each a real problem of that spec, with the
  * reason); the mef_eline EVC cases of $TEST_DATA_DIR/fixtures give the
  * verdict and message they expect; a flow_manager body with uint64
- * cookies passes.  Without the shared data: one "ok # SKIP" line. */
+ * cookies passes.  Without the data (a broken tree): one "not ok" line. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
