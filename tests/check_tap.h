@@ -7,6 +7,16 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* Add one test as a test case of its own, named after it, so that
+ * CK_RUN_CASE=name runs that test alone (tests/README.md). */
+static inline void kytos_check_add(Suite *s, const char *name, const TTest *test)
+{
+    TCase *tc = tcase_create(name);
+
+    tcase_add_test(tc, test);
+    suite_add_tcase(s, tc);
+}
+
 static inline int kytos_check_run(Suite *s)
 {
     SRunner *sr = srunner_create(s);
