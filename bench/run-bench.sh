@@ -18,9 +18,9 @@ B=${BUILD_DIR:-$(pwd)}
 SECS=${BENCH_SECONDS:-10}
 REPEAT=${REPEAT:-3}
 ONLY=${BENCH_ONLY:-all}
-# the shared inputs (specs, fixtures) beside the source tree, as the tests find them
-SHARED_DIR=${SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
-export SHARED_DIR
+# the test data (specs, fixtures) in the source tree, as the tests find them
+TEST_DATA_DIR=${TEST_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/tests/data}
+export TEST_DATA_DIR
 SRV_CPU=${SRV_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 WORK=$(mktemp -d /tmp/kytos-bench-XXXXXX)
@@ -155,9 +155,38 @@ if [ -n "${KYTOS_URL:-}" ]; then
   exit $?
 fi
 
-case $ONLY in
-  all) ceiling_part; napps_part; micro_part ;;
-  ceiling) ceiling_part ;;
-  napps) napps_part ;;
-  micro) micro_part ;;
-esac
+# The run's tables go to the terminal and to a new file under bench/results/
+# (BENCH_RESULTS_DIR), named by date and commit (bench/results/README.md).
+top=$(cd "$(dirname "$0")/.." && pwd)
+results=${BENCH_RESULTS_DIR:-$top/bench/results}
+commit=$(git -C "$top" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+dirty=""
+[ "$commit" = unknown ] || git -C "$top" diff --quiet HEAD -- 2>/dev/null || dirty=" (with uncommitted changes)"
+day=$(date -u +%Y-%m-%d)
+mkdir -p "$results"
+out="$results/$day-$commit.md" i=2
+while [ -e "$out" ]; do out="$results/$day-$commit-$i.md"; i=$((i + 1)); done
+
+run_parts() {
+  case $ONLY in
+    all) ceiling_part; napps_part; micro_part ;;
+    ceiling) ceiling_part ;;
+    napps) napps_part ;;
+    micro) micro_part ;;
+  esac
+}
+
+{
+  echo "# Benchmark run $day, $commit"
+  echo
+  echo "- Date: $(date -u '+%Y-%m-%d %H:%M') UTC"
+  echo "- Commit: $commit$dirty"
+  echo "- Machine: $(uname -srm), $(nproc) CPUs ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null))"
+  echo "- Command: \`BENCH_ONLY=$ONLY BENCH_SECONDS=$SECS REPEAT=$REPEAT BENCH_FIXED_SECONDS=${BENCH_FIXED_SECONDS:-60} make bench\`"
+  echo "- kytosd: $(grep -q '^JEMALLOC_LIBS = -ljemalloc' "$B/Makefile" 2>/dev/null && echo "linked with jemalloc" || echo "glibc malloc"); server on core $SRV_CPU, load generator on core $LOAD_CPU"
+  echo
+  echo '```'
+  run_parts
+  echo '```'
+} | tee "$out"
+echo "bench: the tables are in $out"

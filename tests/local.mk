@@ -36,12 +36,40 @@ TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
-# Unit tests of the host's building blocks.
-check_PROGRAMS += tests/host/check_core
-TESTS += tests/host/check_core
-tests_host_check_core_SOURCES = tests/host/check_core.c
-tests_host_check_core_CFLAGS = $(TEST_CC) $(MHD_CFLAGS)
-tests_host_check_core_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+# Unit tests of the host's building blocks, one program per module.
+HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \
+	tests/host/check_client_group tests/host/check_idle_conns tests/host/check_acceptor \
+	tests/host/check_json_strict
+check_PROGRAMS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
+TESTS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
+EXTRA_DIST += tests/host/addr.h
+tests_host_check_router_SOURCES = tests/host/check_router.c
+tests_host_check_router_CFLAGS = $(TEST_CC)
+tests_host_check_router_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_request_SOURCES = tests/host/check_request.c
+tests_host_check_request_CFLAGS = $(TEST_CC)
+tests_host_check_request_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_connlimit_SOURCES = tests/host/check_connlimit.c
+tests_host_check_connlimit_CFLAGS = $(TEST_CC)
+tests_host_check_connlimit_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_client_group_SOURCES = tests/host/check_client_group.c
+tests_host_check_client_group_CFLAGS = $(TEST_CC)
+tests_host_check_client_group_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_idle_conns_SOURCES = tests/host/check_idle_conns.c
+tests_host_check_idle_conns_CFLAGS = $(TEST_CC)
+tests_host_check_idle_conns_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_acceptor_SOURCES = tests/host/check_acceptor.c
+tests_host_check_acceptor_CFLAGS = $(TEST_CC)
+tests_host_check_acceptor_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_json_strict_SOURCES = tests/host/check_json_strict.c
+tests_host_check_json_strict_CFLAGS = $(TEST_CC)
+tests_host_check_json_strict_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_conf_SOURCES = tests/host/check_conf.c
+tests_host_check_conf_CFLAGS = $(TEST_CC)
+tests_host_check_conf_LDADD = host/libkh_util.la $(TEST_LIBS)
+tests_host_check_workpool_SOURCES = tests/host/check_workpool.c
+tests_host_check_workpool_CFLAGS = $(TEST_CC)
+tests_host_check_workpool_LDADD = host/libkh_util.la $(TEST_LIBS)
 check_PROGRAMS += tests/host/check_napp_refs
 TESTS += tests/host/check_napp_refs
 tests_host_check_napp_refs_SOURCES = tests/host/check_napp_refs.c
@@ -73,3 +101,6 @@ TESTS += tests/ovs/test_ovs_harness.py
 EXTRA_DIST += tests/ovs/test_ovs_harness.py tests/ovs/ovs_harness.py
 
 include tests/southbound/local.mk
+# The data the tests and benchmarks read (tests/data/README.md): in the
+# tarball too, so distcheck runs the same tests.
+EXTRA_DIST += tests/data

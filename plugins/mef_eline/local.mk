@@ -19,10 +19,10 @@ CLEANFILES += plugins/mef_eline/openapi_spec.c
 EXTRA_DIST += plugins/mef_eline/openapi.yml
 
 # Unit tests through the in-process test host (needs topology.so, flow_manager.so
-# and simnet.so; reads ../shared/fixtures/mef_eline_evc_cases.json).
+# and simnet.so; reads tests/data/fixtures/mef_eline_evc_cases.json).
 check_PROGRAMS += tests/napps/test_mef_eline
 TESTS += tests/napps/test_mef_eline
 tests_napps_test_mef_eline_SOURCES = tests/napps/test_mef_eline.c
 tests_napps_test_mef_eline_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"' \
-	-DSHARED_DIR='"$(abs_top_srcdir)/../shared"'
+	-DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/data"'
 tests_napps_test_mef_eline_LDADD = libkytos-test.la $(TEST_LIBS)

@@ -1100,9 +1100,9 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("eventbus");
-    TCase *tc = tcase_create("core");
+    TCase *tc;
 
-    tcase_set_timeout(tc, 60);
+    tc = kytos_check_case(s, "delivery", NULL, NULL, 60);
     tcase_add_test(tc, publish_delivers_fields);
     tcase_add_test(tc, fifo_pool_keeps_order);
     tcase_add_test(tc, priority_buffer_delivers_by_priority);
@@ -1111,22 +1111,24 @@ static Suite *suite(void)
     tcase_add_test(tc, direct_runs_on_the_publisher);
     tcase_add_test(tc, default_routing_by_name);
     tcase_add_test(tc, subscription_cache_follows_changes);
+    tcase_add_test(tc, inactive_napp_skipped);
+    tcase_add_test(tc, invalid_publish_and_subscribe);
+    tcase_add_test(tc, status_has_kytos_keys);
+    tc = kytos_check_case(s, "backpressure", NULL, NULL, 60);
     tcase_add_test(tc, backpressure_counted);
     tcase_add_test(tc, blocking_publish_waits_for_room);
     tcase_add_test(tc, full_pool_pushes_back_without_loss);
+    tc = kytos_check_case(s, "dead_letter", NULL, NULL, 60);
     tcase_add_test(tc, failing_handler_goes_to_dead_letter);
     tcase_add_test(tc, reinjection_redelivers);
+    tc = kytos_check_case(s, "unload_and_shutdown", NULL, NULL, 60);
     tcase_add_test(tc, unload_waits_for_handlers_in_flight);
     tcase_add_test(tc, unload_times_out_on_stuck_handler);
-    tcase_add_test(tc, inactive_napp_skipped);
     tcase_add_test(tc, drain_covers_chains_and_observer_sees_all);
-    tcase_add_test(tc, invalid_publish_and_subscribe);
     tcase_add_test(tc, shutdown_drains_then_refuses);
     tcase_add_test(tc, shutdown_deadline_drops_the_rest);
-    tcase_add_test(tc, status_has_kytos_keys);
     tcase_add_test(tc, never_started_bus_frees_quietly);
     tcase_add_test(tc, napp_shutdown_event_after_bus_shutdown);
-    suite_add_tcase(s, tc);
     return s;
 }
 

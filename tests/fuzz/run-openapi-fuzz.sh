@@ -8,7 +8,7 @@
 secs=${1:-10}
 b=${top_builddir:-.}
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${SHARED_DIR:-$here/../../../shared}
+shared=${TEST_DATA_DIR:-$here/../data}
 work=$(mktemp -d "${TMPDIR:-/tmp}/openapi-fuzz.XXXXXX") || exit 1
 n=0
 fail=0

@@ -1,6 +1,6 @@
 /* tests/napps/test_mef_eline.c - kytos/mef_eline through the in-process
  * test host over simnet's 3-switch ring (topology, flow_manager, mef_eline,
- * simnet): every case of shared/fixtures/mef_eline_evc_cases.json, 409 for
+ * simnet): every case of tests/data/fixtures/mef_eline_evc_cases.json, 409 for
  * a duplicated EPL UNI, list/get/patch/delete/metadata, flows installed
  * through flow_manager, link failures moving or downing an EVC, and the
  * schedule API (POST/PATCH/DELETE v2/evc/schedule, its 400s and 404s) with
@@ -137,11 +137,11 @@ static int evc_active(const char *id, size_t *path_len, char *first_link, size_t
 
 static struct json_object *load_cases(void)
 {
-    const char *dir = getenv("SHARED_DIR");
+    const char *dir = getenv("TEST_DATA_DIR");
     char path[1024];
     struct json_object *cases;
 
-    snprintf(path, sizeof path, "%s/fixtures/mef_eline_evc_cases.json", dir ? dir : SHARED_DIR);
+    snprintf(path, sizeof path, "%s/fixtures/mef_eline_evc_cases.json", dir ? dir : TEST_DATA_DIR);
     cases = json_object_from_file(path);
     ck_assert_msg(cases != NULL, "cannot read %s", path);
     return cases;
@@ -1391,25 +1391,28 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline");
-    TCase *tc = tcase_create("napp");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    TCase *tc;
+    tc = kytos_check_case(s, "evcs", setup, teardown, 120);
     tcase_add_test(tc, evc_cases_get_kytos_answers);
     tcase_add_test(tc, duplicated_epl_uni_is_409_and_tags_conflict_400);
     tcase_add_test(tc, list_get_patch_delete);
     tcase_add_test(tc, metadata_endpoints);
     tcase_add_test(tc, patch_uni_swaps_tags_and_redeploys);
+    tcase_add_test(tc, static_paths_are_checked_as_kytos_does);
+    tcase_add_test(tc, update_keeps_the_create_rules);
+    tcase_add_test(tc, bad_retry_interval_refuses_the_napp);
+    tc = kytos_check_case(s, "deploy", setup, teardown, 120);
     tcase_add_test(tc, deploy_installs_flows_through_flow_manager);
     tcase_add_test(tc, link_down_moves_the_evc_then_downs_it);
     tcase_add_test(tc, intra_switch_evc);
+    tcase_add_test(tc, redeploy_avoids_the_same_s_vlans);
+    tc = kytos_check_case(s, "schedules", setup, teardown, 120);
     tcase_add_test(tc, schedule_create_list_patch_delete);
     tcase_add_test(tc, date_schedule_runs);
     tcase_add_test(tc, interval_schedule_runs);
     tcase_add_test(tc, schedules_survive_a_restart);
-    tcase_add_test(tc, static_paths_are_checked_as_kytos_does);
-    tcase_add_test(tc, update_keeps_the_create_rules);
-    tcase_add_test(tc, redeploy_avoids_the_same_s_vlans);
     tcase_add_test(tc, schedules_of_deleted_evcs_are_not_listed);
+    tc = kytos_check_case(s, "store_failures", setup, teardown, 120);
     tcase_add_test(tc, store_failure_on_delete_keeps_the_evc);
     tcase_add_test(tc, store_failure_on_metadata_keeps_it);
     tcase_add_test(tc, store_failure_on_bulk_metadata_keeps_it);
@@ -1417,9 +1420,7 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_on_patch_restores_the_evc);
     tcase_add_test(tc, store_failure_on_link_down_is_retried);
     tcase_add_test(tc, store_failure_on_bulk_metadata_undo_is_retried);
-    tcase_add_test(tc, bad_retry_interval_refuses_the_napp);
     tcase_add_test(tc, tag_errors_are_kytos_exceptions);
-    suite_add_tcase(s, tc);
     return s;
 }
 

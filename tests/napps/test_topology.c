@@ -1,6 +1,6 @@
 /* tests/napps/test_topology.c - kytos/topology through the in-process test
  * host, fed by kytos/simnet: GET v3/ byte for byte against
- * ../shared/fixtures/gen_topology.py (saved as test_topology_ring*.json),
+ * tests/data/fixtures/gen_topology.py (saved as test_topology_ring*.json),
  * enable/disable, metadata, deletes, link down/up, the link-up timer,
  * persistence across a host restart, hostile events and bodies, re-cabling
  * (links left behind by it), interface tag ranges
@@ -2243,41 +2243,47 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("topology");
-    TCase *tc = tcase_create("topology");
+    TCase *tc;
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
+    tc = kytos_check_case(s, "topology_v3", setup, teardown, 60);
     tcase_add_test(tc, ring3_is_byte_for_byte_the_fixture);
     tcase_add_test(tc, ring5_setting_matches_fixture);
     tcase_add_test(tc, switches_interfaces_links_are_the_parts);
-    tcase_add_test(tc, discovery_events);
+    tcase_add_test(tc, event_dicts_match_get_bodies);
+    tcase_add_test(tc, concurrent_readers_and_writers);
+    tc = kytos_check_case(s, "switches", setup, teardown, 60);
     tcase_add_test(tc, switch_disable_enable);
     tcase_add_test(tc, switch_delete_rules);
     tcase_add_test(tc, switch_metadata);
     tcase_add_test(tc, metadata_bad_json_is_400);
     tcase_add_test(tc, metadata_strict_json_is_400);
+    tc = kytos_check_case(s, "interfaces", setup, teardown, 60);
     tcase_add_test(tc, interface_enable_disable);
     tcase_add_test(tc, interface_metadata);
     tcase_add_test(tc, interface_delete_rules);
     tcase_add_test(tc, interface_delete_refused_while_a_stale_link_has_it);
     tcase_add_test(tc, interface_deleted_event_keeps_a_stale_link_endpoint);
+    tc = kytos_check_case(s, "links", setup, teardown, 60);
     tcase_add_test(tc, link_metadata_and_delete);
     tcase_add_test(tc, delete_old_link_keeps_the_recabled_endpoint);
+    tcase_add_test(tc, link_up_timer_holds_links_down);
+    tcase_add_test(tc, liveness_sets_link_metadata);
+    tc = kytos_check_case(s, "events", setup, teardown, 60);
+    tcase_add_test(tc, discovery_events);
     tcase_add_test(tc, simnet_link_down_up);
     tcase_add_test(tc, simnet_switch_disconnect_and_add);
-    tcase_add_test(tc, link_up_timer_holds_links_down);
-    tcase_add_test(tc, restart_restores_from_store);
     tcase_add_test(tc, hostile_events_change_nothing);
-    tcase_add_test(tc, liveness_sets_link_metadata);
-    tcase_add_test(tc, bad_settings_refuse_the_napp);
-    tcase_add_test(tc, event_dicts_match_get_bodies);
-    tcase_add_test(tc, concurrent_readers_and_writers);
-    tcase_add_test(tc, hostile_store_documents);
+    tc = kytos_check_case(s, "tags", setup, teardown, 60);
     tcase_add_test(tc, tag_ranges_get);
     tcase_add_test(tc, tag_ranges_set_and_reset);
     tcase_add_test(tc, tag_ranges_bad_input_is_400);
     tcase_add_test(tc, tag_ranges_need_json);
     tcase_add_test(tc, tags_survive_a_restart);
+    tc = kytos_check_case(s, "store", setup, teardown, 60);
+    tcase_add_test(tc, restart_restores_from_store);
+    tcase_add_test(tc, hostile_store_documents);
+    tcase_add_test(tc, bad_settings_refuse_the_napp);
+    tc = kytos_check_case(s, "store_failures", setup, teardown, 60);
     tcase_add_test(tc, store_failure_switch_disable);
     tcase_add_test(tc, store_failure_link_enable);
     tcase_add_test(tc, store_failure_interface_metadata_add);
@@ -2293,7 +2299,6 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_undone_delete_of_an_unstored_link);
     tcase_add_test(tc, store_down_backs_off_the_retry);
     tcase_add_test(tc, store_failure_undo_rewrite_is_retried);
-    suite_add_tcase(s, tc);
     return s;
 }
 

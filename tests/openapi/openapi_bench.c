@@ -3,7 +3,7 @@
  *
  * Two requests, each validated as the host does it (the whole
  * kytos_openapi_validate call: content type, parameters, strict parse,
- * schema), against the real specs in $SHARED_DIR/napps-openapi:
+ * schema), against the real specs in $TEST_DATA_DIR/napps-openapi:
  *   - mef_eline POST v2/evc/: the EVC create body scalability-scripts
  *     sends (fixture "valid_dynamic_evpl_minimal");
  *   - flow_manager POST v2/flows/{dpid}: 100 flows, as
@@ -214,7 +214,7 @@ static char *evc_body(size_t *len)
 
 int main(int argc, char **argv)
 {
-    const char *flows_file = NULL, *env = getenv("SHARED_DIR");
+    const char *flows_file = NULL, *env = getenv("TEST_DATA_DIR");
     int batches = 31, iters = 2000, i;
     kytos_openapi_spec *mef, *fm;
     static const char *const dpid[2] = { "dpid", "00:00:00:00:00:00:00:01" };
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
         batches = 1;
     if (iters < 1)
         iters = 1;
-    snprintf(shared, sizeof shared, "%s", env ? env : "../shared");
+    snprintf(shared, sizeof shared, "%s", env ? env : "tests/data");
     mef = load("mef_eline");
     fm = load("flow_manager");
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "conformance.h"
+#include "check_tap.h"
 
 static const struct conf_backend *B;
 static kh_store *S;
@@ -1288,21 +1289,28 @@ END_TEST
 Suite *store_conformance_suite(const struct conf_backend *b)
 {
     Suite *s = suite_create(b->name);
-    TCase *tc = tcase_create("conformance");
+    TCase *tc;
 
     B = b;
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
+    tc = kytos_check_case(s, "documents", setup, teardown, 60);
     tcase_add_test(tc, get_missing);
     tcase_add_test(tc, put_get_replace);
     tcase_add_test(tc, insert_duplicate);
     tcase_add_test(tc, delete_doc);
+    tcase_add_test(tc, names);
+    tcase_add_test(tc, unicode);
+    tcase_add_test(tc, invalid_values);
+    tcase_add_test(tc, big_integers);
+    tcase_add_test(tc, large_document);
+    tcase_add_test(tc, deep_document);
+    tc = kytos_check_case(s, "patch", setup, teardown, 60);
     tcase_add_test(tc, patch_set_unset);
     tcase_add_test(tc, patch_upsert);
     tcase_add_test(tc, patch_errors);
     tcase_add_test(tc, patch_paths);
     tcase_add_test(tc, patch_upsert_paths);
     tcase_add_test(tc, patch_indexes);
+    tc = kytos_check_case(s, "find", setup, teardown, 60);
     tcase_add_test(tc, find_equality);
     tcase_add_test(tc, find_operators);
     tcase_add_test(tc, find_arrays);
@@ -1310,21 +1318,16 @@ Suite *store_conformance_suite(const struct conf_backend *b)
     tcase_add_test(tc, find_sort_skip_limit);
     tcase_add_test(tc, find_projection);
     tcase_add_test(tc, bad_queries);
-    tcase_add_test(tc, names);
-    tcase_add_test(tc, unicode);
-    tcase_add_test(tc, invalid_values);
-    tcase_add_test(tc, big_integers);
-    tcase_add_test(tc, large_document);
-    tcase_add_test(tc, deep_document);
+    tc = kytos_check_case(s, "indexes", setup, teardown, 60);
     tcase_add_test(tc, index_unique);
     tcase_add_test(tc, index_compound);
     tcase_add_test(tc, index_multikey);
+    tc = kytos_check_case(s, "bulk", setup, teardown, 60);
     tcase_add_test(tc, bulk_writes);
     tcase_add_test(tc, bulk_thousand);
     tcase_add_test(tc, bulk_async);
     tcase_add_test(tc, bulk_async_claims);
     tcase_add_test(tc, concurrent_writers);
     tcase_add_test(tc, status_counts);
-    suite_add_tcase(s, tc);
     return s;
 }

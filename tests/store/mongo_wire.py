@@ -87,6 +87,9 @@ def main():
         sys.exit(0)
 
     server = mockupdb.MockupDB(request_timeout=TIMEOUT)
+    # MockupDB binds the name "localhost", which does not resolve on a system
+    # without /etc/hosts: bind the address itself (it has no parameter for it)
+    server._address = ("127.0.0.1", 0)
     port = server.run()
     host = "127.0.0.1:%d" % port
     hello = {"ismaster": True, "isWritablePrimary": True, "setName": "rs0", "hosts": [host], "me": host,
