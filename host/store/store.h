@@ -4,7 +4,7 @@
  * table per collection, under <data_dir>/store.db), "mongodb" (libmongoc
  * client pool, Kytos' MONGO_* environment variables).  Every function is
  * thread safe and mirrors the ABI call of the same name; see
- * include/kytos/store.h for the semantics, and store_sqlite.c /
+ * include/kytos/store.h for the semantics, and store_sqlite.h /
  * store_mongo.c for each backend's consistency and durability. */
 #ifndef KH_STORE_H
 #define KH_STORE_H

@@ -5,7 +5,7 @@
  * Why a thread of its own: a handler that queues its write and returns
  * KYTOS_DEFERRED holds no thread while the commit happens, and N writes
  * queued during one commit cost one commit, not N.  The synchronous calls
- * keep their own path (the caller commits, store_sqlite.c's leader queue);
+ * keep their own path (the caller commits, store_sqlite_commit.c's leader queue);
  * both take the backend's writer lock, so every write is still serialized,
  * and the writes of this queue keep their order among themselves.
  *

@@ -1,5 +1,5 @@
 /* host/store/store_impl.h - what the store front end (store.c) shares with its
- * backends (store_sqlite.c, store_mongo.c).  Not for other host modules.
+ * backends (store_sqlite_*.c, store_mongo.c).  Not for other host modules.
  *
  * The front end validates names and arguments, counts operations and keeps
  * the health flag; a backend only does the work, on arguments that are
@@ -94,7 +94,7 @@ int kh_store_async_await_queued(struct kh_store_async *a, size_t n, int timeout_
 /* Adds "async": {"queued", "max", "batches", "writes"} to st. */
 void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 
-/* SQLite's batch (store_sqlite.c). */
+/* SQLite's batch (store_sqlite_merge.c). */
 void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list);
 
 /* Every cursor starts with this header; kh_cursor_next/free dispatch on it. */

@@ -398,7 +398,7 @@ START_TEST(patch_too_big)
 }
 END_TEST
 
-/* ---- queued patches of one document, merged (store_sqlite.c merge_run) ---- */
+/* ---- queued patches of one document, merged (store_sqlite_merge.c merge_run) ---- */
 
 static struct kh_async_write *qpatch(const char *id, struct json_object *upd, unsigned flags)
 {

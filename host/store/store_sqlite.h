@@ -1,0 +1,212 @@
+/* host/store/store_sqlite.h - the embedded store, private to its files: SQLite in WAL mode.
+ *
+ * Layout: <data_dir>/store.db, one table "c:<collection>" (id TEXT PRIMARY
+ * KEY, doc TEXT) per collection, documents as compact JSON text as json-c
+ * writes it (kh_json_write(), so uint64 values keep their digits), indexes as SQLite
+ * expression indexes "i:<collection>:<name>" over json_extract() (unique
+ * ones over the JSON text of the value, "doc -> path", so they compare
+ * exactly), their definitions in kh_indexes, PRAGMA user_version = schema.
+ *
+ * Concurrency: one writer connection behind a mutex (every write is one
+ * transaction, so a write is acknowledged only once committed) and a pool
+ * of reader connections (WAL readers never block the writer nor each
+ * other).  In memory (no data_dir) there is one connection for both.
+ *
+ * Consistency: serializable.  A write is visible to every read that starts
+ * after it returned (read-your-writes across threads); a find or count
+ * reads one snapshot; bulk writes are all or nothing.  Durability: WAL with
+ * synchronous=NORMAL survives a crash or kill -9 of the process (the WAL is
+ * in the OS cache); sync = "full" fsyncs every commit, so acknowledged
+ * writes survive power loss too.
+ *
+ * Patches are applied to the stored text (kh_plan_splice(), in one UPDATE
+ * through kh_splice()): the document is not parsed into json-c objects and
+ * written again (a caller that wants it back gets the new text parsed),
+ * unless the update needs MongoDB's array rules, an index turns multikey,
+ * or the stored text is something the splicer is not sure of: then the
+ * general path, kh_update_apply(), decides as before.
+ *
+ * Filters are matched exactly in C (kh_match(), store_filter.c).  Conditions
+ * on indexed paths are also given to SQLite, written so they select a
+ * superset of the matches, so that it can use the index; an index on a
+ * path where some document holds an array ("multikey", as MongoDB says) is
+ * not used for that, as json_extract cannot see into arrays. */
+#ifndef KH_STORE_SQLITE_H
+#define KH_STORE_SQLITE_H
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "store/store_doc.h"
+#include "store/store_filter.h"
+#include "store/store_impl.h"
+
+#define SQ_SCHEMA_VERSION 1
+#define SQ_STR_(x) #x
+#define SQ_STR(x) SQ_STR_(x)          /* a number macro as SQL text */
+#define SQ_CACHE 64                    /* prepared statements per connection */
+#define SQ_READERS_DEFAULT 4
+#define SQ_READERS_MAX 64
+#define SQ_BUSY_MS 5000
+#define SQ_MAX_COLLS 1000
+#define SQ_MAX_INDEXES 64              /* per collection (MongoDB: 64) */
+#define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
+#define SQ_CKPT_PAGES 1000             /* WAL pages that trigger a checkpoint */
+#define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
+
+struct sq_stmt {
+    char *sql;
+    uint64_t hash;                /* of sql: most lookups compare only this */
+    sqlite3_stmt *st;
+    uint64_t used;
+};
+
+struct sq_conn {
+    sqlite3 *db;
+    uint64_t tick;
+    struct sq_stmt cache[SQ_CACHE];
+    unsigned char hint[256];      /* hash & 255 -> cache slot + 1 (0: none) */
+    struct sq_conn *next_free;
+};
+
+struct sq_index {
+    char name[KH_STORE_MAX_INDEX_NAME + 1];
+    int unique, multikey, nkeys;
+    char *keys_json;              /* the spec as stored, to compare */
+    struct kh_path *keys;
+    int *dirs;
+};
+
+struct sq_coll {
+    char name[KH_STORE_MAX_COLL + 1];
+    int nix;
+    struct sq_index *ix;
+};
+
+struct sq_store {
+    struct kh_store_backend base;
+    char *path;                   /* file, or ":memory:" */
+    int sync_full;
+    pthread_mutex_t wmu;          /* the writer connection */
+    struct sq_conn writer;
+    struct kh_buf wbuf;           /* the writer's scratch text (wmu held) */
+    pthread_mutex_t rmu;          /* the reader pool */
+    pthread_cond_t rcv;
+    struct sq_conn *readers;
+    int nreaders;
+    struct sq_conn *free_readers;
+    pthread_mutex_t mmu;          /* collections and their indexes */
+    struct sq_coll **colls;
+    int ncolls;
+    /* checkpoints run on their own thread and connection, so that no write
+     * waits for the fsyncs of a checkpoint */
+    struct sq_conn ckpt;
+    pthread_t ckpt_thread;
+    int ckpt_running;
+    pthread_mutex_t cmu;
+    pthread_cond_t ccv;
+    int ckpt_wanted, ckpt_stop;
+    atomic_uint_fast64_t checkpoints, wal_restarts;
+    atomic_uint_fast64_t wal_commits;   /* every commit of the writer connection (its WAL hook) */
+    uint64_t restart_commits;     /* wal_commits after the checkpointer's own (its thread's) */
+    /* the group-commit queue */
+    pthread_mutex_t qmu;
+    pthread_cond_t acv;           /* a leader gathering: a write queued */
+    struct sq_wreq *qhead, **qtail;
+    int leader, gathering;
+    atomic_int arriving;          /* puts encoding, about to queue */
+    atomic_long commit_ns;        /* how long a commit takes (moving average) */
+    atomic_uint_fast64_t commits, writes;   /* of the queue: writes per commit */
+    atomic_uint_fast64_t merged;  /* queued patches applied with the one before (merge_run) */
+};
+
+/* The per-statement context of kh_match(). */
+struct sq_match {
+    const struct kh_filter *f;
+    const char *coll;
+    int keep;                     /* keep the last matching document */
+    sqlite3_int64 rowid;
+    struct json_object *doc;
+    int failed;
+    struct kytos_error err;
+};
+
+/* The per-statement context of kh_splice() (the fast path of a patch). */
+struct sq_splice {
+    const struct kh_plan *pl;
+    struct kh_buf *b;
+    size_t off, len;              /* the new text in b */
+    int rc;                       /* 1: the general path; < 0: err */
+    struct kytos_error err;
+};
+
+
+/* small string builder */
+struct sb {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+/* store_sqlite_commit.c */
+int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct kh_buf *texts, size_t *offs,
+                   size_t *bad, struct kytos_error *e);
+int sq_bulk_fail(int rc, const struct kytos_write *ops, size_t n, size_t bad,
+                 const struct kytos_error *e, struct kytos_error *err);
+int sq_bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *ops, size_t n,
+                const struct kh_buf *texts, const size_t *offs, size_t *bad,
+                struct kytos_error *e);
+int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_write *ops, size_t n,
+            struct kytos_error *err);
+int sq_delete(struct kh_store_backend *b, const char *coll, const char *id,
+              struct kytos_error *err);
+int sq_get(struct kh_store_backend *b, const char *coll, const char *id,
+           struct json_object **out, struct kytos_error *err);
+int sq_patch(struct kh_store_backend *b, const char *coll, const char *id,
+             struct json_object *update, unsigned flags, struct json_object **out,
+             struct kytos_error *err);
+int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
+           struct json_object *doc, int insert_only, struct kytos_error *err);
+void sq_wq_batch(struct sq_store *s, struct sq_wreq *list, int n);
+
+/* store_sqlite_conn.c */
+void sq_coll_sql(char *sql, const char *pre, const char *coll, const char *post);
+struct sq_conn *sq_reader_get(struct sq_store *s);
+void sq_reader_put(struct sq_store *s, struct sq_conn *c);
+void sb_add(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sq_begin(struct sq_conn *c, struct kytos_error *err);
+int sq_commit(struct sq_conn *c, struct kytos_error *err);
+void sq_done(sqlite3_stmt *st);
+int sq_exec(struct sq_conn *c, const char *sql, struct kytos_error *err);
+int sq_fail(sqlite3 *db, int rc, struct kytos_error *err, const char *coll, const char *id);
+int sq_prep(struct sq_conn *c, const char *sql, sqlite3_stmt **out, struct kytos_error *err);
+void sq_rollback(struct sq_conn *c);
+
+/* store_sqlite_index.c */
+struct sq_coll *sq_coll_add(struct sq_store *s, const char *name);
+int sq_coll_ensure(struct sq_store *s, const char *name, struct kytos_error *err);
+int sq_coll_exists(struct sq_store *s, const char *name);
+struct sq_coll *sq_coll_find(struct sq_store *s, const char *name);
+void sq_coll_free(struct sq_coll *c);
+void sq_index_clear(struct sq_index *ix);
+int sq_index_parse(struct sq_index *ix, struct json_object *keys, struct kytos_error *err);
+int sq_key_expr(const struct kh_path *p, int unique, char *out, size_t outlen);
+int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
+             struct json_object *keys, unsigned flags, struct kytos_error *err);
+
+/* store_sqlite_merge.c */
+int sq_load_doc(struct sq_store *s, struct sq_conn *c, const char *coll, const char *id,
+                struct json_object **out, struct kytos_error *err);
+int sq_w_delete(struct sq_store *s, const char *coll, const char *id, int *deleted,
+                struct kytos_error *err);
+int sq_w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+               unsigned flags, struct json_object **out, struct kytos_error *err);
+int sq_w_store(struct sq_store *s, const char *coll, const char *id, const char *text, size_t len,
+               struct json_object *doc, int mode, struct kytos_error *err);
+
+/* store_sqlite_query.c */
+int sq_count(struct kh_store_backend *b, const char *coll, struct json_object *filter,
+             int64_t *out, struct kytos_error *err);
+int sq_find(struct kh_store_backend *b, const char *coll, const struct kytos_find *q,
+            kytos_cursor **out, struct kytos_error *err);
+
+#endif

@@ -1,0 +1,515 @@
+/* host/store/store_sqlite_merge.c - the embedded store (store_sqlite.h):
+ * writes inside the writer's transaction: store, patch (the text splice fast
+ * path and the general path), delete, and queued patches of one document
+ * merged (kh_store_sqlite_bulk_batch). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "store/store_sqlite.h"
+
+/* ---- writes (wmu held, inside a transaction) ---- */
+
+/* Mark indexes that this document makes multikey; persist the change. */
+static int note_multikey(struct sq_store *s, const char *coll, struct json_object *doc,
+                         struct kytos_error *err)
+{
+    char flipped[SQ_MAX_INDEXES][KH_STORE_MAX_INDEX_NAME + 1];
+    int nflip = 0, rc;
+    struct sq_coll *c;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = sq_coll_find(s, coll)) != NULL) {
+        for (int k = 0; k < c->nix; k++) {
+            struct sq_index *ix = &c->ix[k];
+            if (ix->multikey)
+                continue;
+            for (int j = 0; j < ix->nkeys; j++) {
+                if (kh_path_has_array(doc, &ix->keys[j])) {
+                    /* set before commit: a reader then scans, never misses */
+                    ix->multikey = 1;
+                    snprintf(flipped[nflip++], sizeof(flipped[0]), "%s", ix->name);
+                    break;
+                }
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->mmu);
+    for (int k = 0; k < nflip; k++) {
+        sqlite3_stmt *st;
+        if ((rc = sq_prep(&s->writer, "UPDATE kh_indexes SET multikey=1 WHERE coll=?1 AND name=?2",
+                          &st, err)) < 0)
+            return rc;
+        sqlite3_bind_text(st, 1, coll, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, flipped[k], -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sq_done(st);
+        if (rc != SQLITE_DONE)
+            return sq_fail(s->writer.db, rc, err, coll, NULL);
+    }
+    return 0;
+}
+
+/* mode: 0 put (insert or replace), 1 insert, 2 replace an existing row */
+int sq_w_store(struct sq_store *s, const char *coll, const char *id, const char *text, size_t len,
+               struct json_object *doc, int mode, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    if (doc && (rc = note_multikey(s, coll, doc, err)) < 0)
+        return rc;
+    if (mode == 0)
+        sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc");
+    else if (mode == 1)
+        sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2)");
+    else
+        sq_coll_sql(sql, "UPDATE ", coll, " SET doc=?2 WHERE id=?1");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    return 0;
+}
+
+/* Load the stored document (NULL, 0 when missing). */
+int sq_load_doc(struct sq_store *s, struct sq_conn *c, const char *coll, const char *id,
+                struct json_object **out, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    (void)s;
+    *out = NULL;
+    sq_coll_sql(sql, "SELECT doc FROM ", coll, " WHERE id=?1");
+    if ((rc = sq_prep(c, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = kh_doc_parse((const char *)sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+                            coll, err);
+        rc = *out ? 0 : (err ? err->code : KYTOS_EIO);
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = sq_fail(c->db, rc, err, coll, id);
+    }
+    sq_done(st);
+    return rc;
+}
+
+/* 1 if the plan puts an array on the path of an index not multikey yet:
+ * the general path then flips it (note_multikey()). */
+static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_plan *pl, int inserting)
+{
+    struct sq_coll *c;
+    int r = 0;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = sq_coll_find(s, coll)) != NULL)
+        for (int k = 0; k < c->nix && !r; k++)
+            for (int j = 0; j < c->ix[k].nkeys && !c->ix[k].multikey && !r; j++)
+                r = kh_plan_has_array(pl, &c->ix[k].keys[j], inserting);
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+/* The fast path of a patch: the stored text patched as text
+ * (kh_plan_splice(): no json-c objects, no SQLite JSON functions) in one
+ * UPDATE, or for an upsert of a missing document the new document made
+ * from the plan.  Returns 0 when done, 1 for the general path, or an
+ * error. */
+static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
+                          unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct sq_splice x = {.pl = pl, .b = &s->wbuf};
+    sqlite3_stmt *st;
+    char sql[256];
+    int rc;
+
+    sq_coll_sql(sql, "UPDATE ", coll, " SET doc=kh_splice(?2,doc) WHERE id=?1");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_pointer(st, 2, &x, "kh_splice", NULL);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE) {
+        if (x.rc > 0)
+            return 1;
+        if (x.rc < 0)
+            return kh_store_err(err, x.rc, "%s", x.err.message);
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    if (sqlite3_changes(s->writer.db) == 0) {
+        if (!(flags & KYTOS_STORE_UPSERT))
+            return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+        x.off = s->wbuf.n;
+        if ((rc = kh_plan_new_doc(pl, id, &s->wbuf, err)) != 0)
+            return rc;
+        if ((x.len = s->wbuf.n - x.off) > KH_STORE_MAX_DOC)
+            return 1; /* the general path reports it */
+        /* plan_multikey() said no index turns multikey: no doc to look at */
+        if ((rc = sq_w_store(s, coll, id, s->wbuf.p + x.off, x.len, NULL, 1, err)) < 0)
+            return rc;
+    }
+    if (out && !(*out = kh_doc_parse(s->wbuf.p + x.off, x.len, coll, err)))
+        return err ? err->code : KYTOS_ENOMEM;
+    return 0;
+}
+
+/* 0 done, 1 for the general path, or an error. */
+static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+                        unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct kh_plan pl;
+    int rc;
+
+    s->wbuf.n = 0;
+    if ((rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
+        return rc;
+    if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC ||
+        plan_multikey(s, coll, &pl, (flags & KYTOS_STORE_UPSERT) != 0))
+        return 1;
+    return w_patch_splice(s, coll, id, &pl, flags, out, err);
+}
+
+int sq_w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
+               unsigned flags, struct json_object **out, struct kytos_error *err)
+{
+    struct json_object *doc;
+    struct kh_buf *b = &s->wbuf;
+    int rc, inserting = 0;
+
+    if ((rc = w_patch_fast(s, coll, id, update, flags, out, err)) <= 0)
+        return rc;
+    if ((rc = sq_load_doc(s, &s->writer, coll, id, &doc, err)) < 0)
+        return rc;
+    if (!doc) {
+        if (!(flags & KYTOS_STORE_UPSERT))
+            return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
+        if (!(doc = json_object_new_object()) ||
+            json_object_object_add(doc, "_id", json_object_new_string(id)) < 0) {
+            json_object_put(doc);
+            return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        }
+        inserting = 1;
+    }
+    b->n = 0;
+    if ((rc = kh_update_apply(doc, update, inserting, err)) < 0 ||
+        (rc = kh_json_write(b, doc, 1, "updated document", err)) < 0)
+        goto fail;
+    if (b->n > KH_STORE_MAX_DOC) {
+        rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", b->n,
+                          KH_STORE_MAX_DOC);
+        goto fail;
+    }
+    if ((rc = sq_w_store(s, coll, id, b->p, b->n, doc, inserting ? 1 : 2, err)) < 0)
+        goto fail;
+    if (out)
+        *out = doc;
+    else
+        json_object_put(doc);
+    return 0;
+fail:
+    json_object_put(doc);
+    return rc;
+}
+
+int sq_w_delete(struct sq_store *s, const char *coll, const char *id, int *deleted,
+                struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    sq_coll_sql(sql, "DELETE FROM ", coll, " WHERE id=?1");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    *deleted = sqlite3_changes(s->writer.db) > 0;
+    return 0;
+}
+
+/* ---- queued patches of one document, merged ----
+ * Consecutive queued writes that are each one patch of the same document
+ * (a flow stored "pending" then confirmed "installed", the same flow sent
+ * again) are applied to its text in memory, one after the other, and the
+ * result is written once: one read and one UPDATE for the run instead of
+ * one UPDATE (and its index upkeep) per write.  The writes commit in the
+ * same transaction as before, so what a reader can see is the same.  Each
+ * write keeps its own result: a patch that fails leaves the text as it was
+ * and fails alone, as its savepoint would have. */
+
+/* 1 if w can join a run that starts with first. */
+static int merge_fits(const struct kh_async_write *first, const struct kh_async_write *w)
+{
+    return w->rc == 0 && w->n == 1 && w->ops[0].op == KYTOS_WRITE_PATCH &&
+           !strcmp(w->coll, first->coll) && !strcmp(w->ops[0].id, first->ops[0].id);
+}
+
+/* 1 if the collection has a unique index: a duplicate key must fail the
+ * write that makes it, which only its own UPDATE can tell. */
+static int has_unique(struct sq_store *s, const char *coll)
+{
+    struct sq_coll *c;
+    int r = 0;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = sq_coll_find(s, coll)) != NULL)
+        for (int k = 0; k < c->nix && !r; k++)
+            r = c->ix[k].unique;
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+/* The stored text of coll/id into b (*found 0 when missing). */
+static int load_text(struct sq_store *s, const char *coll, const char *id, struct kh_buf *b,
+                     int *found, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    *found = 0;
+    sq_coll_sql(sql, "SELECT doc FROM ", coll, " WHERE id=?1");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *found = 1;
+        rc = kh_buf_add(b, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = sq_fail(s->writer.db, rc, err, coll, id);
+    }
+    sq_done(st);
+    return rc;
+}
+
+/* Apply w's patch to the text in cur (found: it exists), the result in
+ * next.  0 done, 1 not here (the write takes the usual path), or an error
+ * that is w's alone. */
+static int merge_one(struct sq_store *s, struct kh_async_write *w, const struct kh_buf *cur, int found,
+                     struct kh_buf *next, struct kytos_error *err)
+{
+    struct kh_plan pl;
+    size_t off;
+    int rc;
+
+    s->wbuf.n = 0;
+    if ((rc = kh_plan_make(&pl, w->ops[0].doc, &s->wbuf, err)) != 0)
+        return rc;
+    if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC || plan_multikey(s, w->coll, &pl, !found))
+        return 1;
+    off = s->wbuf.n;   /* the new text follows the plan's values (it copies them) */
+    if (found)
+        rc = kh_plan_splice(&pl, cur->p, cur->n, &s->wbuf, err);
+    else if (!(w->ops[0].flags & KYTOS_STORE_UPSERT))
+        return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", w->ops[0].id, w->coll);
+    else
+        rc = kh_plan_new_doc(&pl, w->ops[0].id, &s->wbuf, err);
+    if (rc != 0)
+        return rc;
+    if (s->wbuf.n - off > KH_STORE_MAX_DOC)
+        return 1;   /* the usual path reports it */
+    next->n = 0;
+    if (kh_buf_add(next, s->wbuf.p + off, s->wbuf.n - off) < 0)
+        return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Run the writes from first on that merge_fits() it, inside the open
+ * transaction.  Returns how many were taken (their rc set; 0 when the run
+ * is shorter than two or its first write needs the usual path).  *lost is
+ * set when the transaction itself had to be rolled back. */
+static size_t merge_run(struct sq_store *s, struct kh_async_write *first, int *lost)
+{
+    char a0[512], a1[512];
+    struct kh_buf bufs[2] = {KH_BUF_ON(a0), KH_BUF_ON(a1)};
+    struct kh_buf *cur = &bufs[0], *next = &bufs[1], *t;
+    struct kh_async_write *w;
+    struct kytos_error e = {0};
+    size_t taken = 0, ok = 0, k;
+    int found, created = 0, rc;
+
+    *lost = 0;
+    if (!merge_fits(first, first) || !first->next || !merge_fits(first, first->next) ||
+        has_unique(s, first->coll) ||
+        sq_exec(&s->writer, "SAVEPOINT kh_m", &e) < 0)
+        return 0;
+    if (load_text(s, first->coll, first->ops[0].id, cur, &found, &e) < 0)
+        goto undo;   /* (taken = 0: the usual path reports it) */
+    for (w = first; w && merge_fits(first, w); w = w->next) {
+        struct kytos_error we = {0};
+        if ((rc = merge_one(s, w, cur, found, next, &we)) > 0)
+            break;
+        taken++;
+        if (rc < 0) {
+            w->rc = kh_store_err(&w->err, rc, "bulk op 0 (patch '%.100s'): %s", w->ops[0].id, we.message);
+            continue;
+        }
+        created |= !found;
+        found = 1;
+        t = cur, cur = next, next = t;
+        ok++;
+    }
+    rc = ok ? sq_w_store(s, first->coll, first->ops[0].id, cur->p, cur->n, NULL, created ? 1 : 2, &e) : 0;
+    if (rc == 0 && (rc = sq_exec(&s->writer, "RELEASE kh_m", &e)) == 0) {
+        if (ok > 1)
+            atomic_fetch_add_explicit(&s->merged, ok - 1, memory_order_relaxed);
+        goto out;
+    }
+    /* nothing of the run was written: the writes that had succeeded fail */
+    for (w = first, k = 0; k < taken; w = w->next, k++)
+        if (w->rc == 0)
+            w->rc = kh_store_err(&w->err, rc, "bulk op 0 (patch '%.100s'): %s", w->ops[0].id, e.message);
+undo:
+    if (sq_exec(&s->writer, "ROLLBACK TO kh_m", NULL) < 0 || sq_exec(&s->writer, "RELEASE kh_m", NULL) < 0)
+        *lost = 1;
+out:
+    kh_buf_free(&bufs[0]);
+    kh_buf_free(&bufs[1]);
+    return taken;
+}
+
+/* kytos_store_bulk_async's writer: every queued bulk in one transaction,
+ * each inside a savepoint so that one that fails leaves no trace and the
+ * others still commit.  A failed commit fails them all.  As in sq_wq_batch():
+ * the documents are encoded before the writer lock, and every table is
+ * created before the transaction (a CREATE undone by a rollback would stay
+ * in our cache of existing tables). */
+void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list)
+{
+    struct sq_store *s = (struct sq_store *)b;
+    struct kh_async_write *w;
+    struct kytos_error e = {0};
+    size_t nw = 0, k;
+    struct kh_buf *texts;
+    size_t **offs, *bad;
+    int rc, open = 0, pending = 0;
+
+    for (w = list; w; w = w->next)
+        nw++;
+    texts = calloc(nw, sizeof *texts);
+    offs = calloc(nw, sizeof *offs);
+    bad = calloc(nw, sizeof *bad);
+    if (!texts || !offs || !bad) {
+        for (w = list; w; w = w->next)
+            w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (w = list, k = 0; w; w = w->next, k++) {
+        struct kytos_error ee = {0};
+        w->rc = 0;
+        bad[k] = w->n;
+        if (!(offs[k] = calloc(w->n + 1, sizeof **offs)))
+            w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
+        else if ((rc = sq_bulk_encode(w->ops, w->n, &texts[k], offs[k], &bad[k], &ee)) < 0)
+            w->rc = sq_bulk_fail(rc, w->ops, w->n, bad[k], &ee, &w->err);
+    }
+    pthread_mutex_lock(&s->wmu);
+    for (w = list; w; w = w->next)
+        if (w->rc == 0 && (rc = sq_coll_ensure(s, w->coll, &e)) < 0)
+            w->rc = kh_store_err(&w->err, rc, "%s", e.message);
+    for (w = list, k = 0; w; w = w->next, k++) {
+        struct kytos_error we = {0};
+
+        if (w->rc < 0)
+            continue;
+        rc = 0;
+        if (!open && (rc = sq_begin(&s->writer, &we)) == 0)
+            open = 1;
+        if (rc == 0) {
+            int lost;
+            size_t m = merge_run(s, w, &lost), q;
+            if (m || lost) {
+                struct kh_async_write *last = w, *x;
+                for (q = 1; q < m; q++, k++)
+                    last = last->next;
+                for (x = w; m && x != last->next; x = x->next)
+                    pending += x->rc == 0;
+                if (lost) {
+                    sq_rollback(&s->writer);
+                    open = 0;
+                    for (x = list; x != last->next; x = x->next)
+                        if (x->rc == 0)
+                            x->rc = kh_store_err(&x->err, KYTOS_EIO, "the transaction was rolled back");
+                    pending = 0;
+                }
+                w = last;
+                continue;
+            }
+        }
+        if (rc == 0 && nw == 1) {
+            /* alone in the transaction: a failure rolls all of it back,
+             * which is all its savepoint would undo (two statements less a
+             * commit; at light load every batch is a single write) */
+            rc = sq_bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
+            if (rc < 0) {
+                sq_rollback(&s->writer);
+                open = 0;
+            }
+        } else if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
+            rc = sq_bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
+            if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {
+                sq_rollback(&s->writer);   /* cannot undo just this one: fail the rest */
+                open = 0;
+            }
+            if (open && sq_exec(&s->writer, "RELEASE kh_a", &e) < 0) {
+                sq_rollback(&s->writer);
+                open = 0;
+            }
+        }
+        w->rc = rc < 0 ? sq_bulk_fail(rc, w->ops, w->n, bad[k], &we, &w->err) : 0;
+        if (rc == 0)
+            pending++;
+        if (!open && pending) {
+            /* the transaction is gone with what the earlier ones wrote */
+            struct kh_async_write *x;
+            for (x = list; x != w->next; x = x->next)
+                if (x->rc == 0)
+                    x->rc = kh_store_err(&x->err, KYTOS_EIO, "the transaction was rolled back: %s",
+                                         e.message);
+            pending = 0;
+        }
+    }
+    if (open && (rc = sq_commit(&s->writer, &e)) < 0) {
+        for (w = list; w; w = w->next)
+            if (w->rc == 0)
+                w->rc = kh_store_err(&w->err, rc, "commit failed: %s", e.message);
+    } else if (open) {
+        atomic_fetch_add_explicit(&s->commits, 1, memory_order_relaxed);
+        for (w = list; w; w = w->next)
+            if (w->rc == 0)
+                atomic_fetch_add_explicit(&s->writes, (uint64_t)w->n, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&s->wmu);
+out:
+    for (k = 0; k < nw; k++) {
+        if (texts)
+            kh_buf_free(&texts[k]);
+        if (offs)
+            free(offs[k]);
+    }
+    free(texts);
+    free(offs);
+    free(bad);
+}
