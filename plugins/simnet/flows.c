@@ -404,7 +404,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 static void on_message(struct simnet *s, const char *name, struct json_object *c, bool own,
-                       struct sim_evq *q)
+                       struct napp_evq *q)
 {
     struct json_object *dest = field(c, "destination"), *xid = field(c, "xid");
     struct sim_switch *sw = NULL;
@@ -427,11 +427,11 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
         copy_into(e, "command", field(c, "command"));
         copy_into(e, "flow", field(c, "flow"));
         json_object_object_add(e, "exception", json_object_new_string(msg));
-        sim_evq_add(q, "kytos/core.openflow.connection.error", e);
+        napp_evq_add(q, "kytos/core.openflow.connection.error", e);
         return;
     }
     if (ends_with(name, "ofpt_barrier_request")) {
-        sim_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", reply(dpid, xid));
+        napp_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", reply(dpid, xid));
         return;
     }
     if (ends_with(name, "ofpt_flow_mod")) {
@@ -448,7 +448,7 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
                                    json_object_new_string(cmd == CMD_BAD ? "unknown command"
                                                                          : "flow must be an object"));
             copy_into(e, "flow", flow);
-            sim_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_error", e);
+            napp_evq_add(q, "kytos/of_core.v0x04.messages.in.ofpt_error", e);
             return;
         }
         apply(sw, cmd, flow, own);
@@ -464,7 +464,7 @@ static int on_flow_manager(kytos_napp *napp, const kytos_event *ev, void *ud)
     bool own = KYTOS_API_HAS(event_take_content);
     struct json_object *c = own ? kytos_event_take_content(ev) : kytos_event_content(ev);
     const char *name = kytos_event_name(ev);
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
 
     (void)napp;
     if (name && json_object_is_type(c, json_type_object)) {
@@ -499,7 +499,7 @@ static int64_t now_secs(void)
     return (int64_t)ts.tv_sec;
 }
 
-size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q)
+size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q)
 {
     size_t count = 0;
     int64_t now = now_secs();
@@ -532,7 +532,7 @@ size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q)
         }
         json_object_object_add(c, "switch", json_object_new_string(sw->dpid));
         json_object_object_add(c, "replies_flows", list);
-        sim_evq_add(q, "kytos/of_core.flow_stats.received", c);
+        napp_evq_add(q, "kytos/of_core.flow_stats.received", c);
         count++;
     }
     return count;
@@ -541,7 +541,7 @@ size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q)
 void sim_flow_stats_tick(kytos_napp *napp, void *ud)
 {
     struct simnet *s = ud;
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
 
     (void)napp;
     pthread_mutex_lock(&s->lock);

@@ -132,7 +132,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
 static int simnet_start(kytos_napp *napp)
 {
     struct simnet *s = kytos_napp_data(napp);
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
 
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->n_switches; i++)

@@ -306,7 +306,7 @@ static void port_remove(struct sim_switch *sw, struct sim_port *p)
     sw->n_ports--;
 }
 
-void sim_switch_remove(struct simnet *s, struct sim_switch *sw, struct sim_evq *q)
+void sim_switch_remove(struct simnet *s, struct sim_switch *sw, struct napp_evq *q)
 {
     sim_ev_conn_lost(q, sw);
     for (size_t k = 0; k < sw->n_ports; k++) {

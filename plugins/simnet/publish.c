@@ -11,72 +11,29 @@
 
 #define SPEED_10G (10.0 * 1e9 / 8.0)  /* bytes/s, a float as in Kytos */
 
-void sim_evq_add(struct sim_evq *q, const char *name, struct json_object *content)
-{
-    if (q->n == q->cap) {
-        size_t ncap = q->cap ? q->cap * 2 : 16;
-        struct sim_event *nv = realloc(q->v, ncap * sizeof(*nv));
-        if (!nv) {
-            json_object_put(content);
-            return;
-        }
-        q->v = nv;
-        q->cap = ncap;
-    }
-    q->v[q->n].name = strdup(name);
-    if (!q->v[q->n].name) {
-        json_object_put(content);
-        return;
-    }
-    q->v[q->n].content = content;
-    q->n++;
-}
-
-static void publish_all(struct simnet *s, struct sim_evq *q, int timeout_ms)
-{
-    struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = timeout_ms};
-
-    /* every queued content was built for its event and shares nothing:
-     * given, not copied (the call takes our reference whatever it says) */
-    bool give = KYTOS_API_HAS(event_publish_give);
-
-    for (size_t i = 0; i < q->n; i++) {
-        int rc = give ? kytos_event_publish_give(s->napp, q->v[i].name, q->v[i].content, &opts)
-                      : kytos_event_publish(s->napp, q->v[i].name, q->v[i].content, &opts);
-        if (rc < 0)
-            kytos_log(s->napp, KYTOS_LOG_WARNING, "publish %s failed: %s", q->v[i].name,
-                      kytos_strerror(rc));
-        if (!give)
-            json_object_put(q->v[i].content);
-        free(q->v[i].name);
-    }
-    free(q->v);
-    *q = (struct sim_evq){0};
-}
-
-void sim_evq_publish(struct simnet *s, struct sim_evq *q)
+void sim_evq_publish(struct simnet *s, struct napp_evq *q)
 {
     pthread_mutex_lock(&s->pub_lock);
-    publish_all(s, q, 5000);
+    napp_evq_publish(s->napp, q, 5000, true);
     pthread_mutex_unlock(&s->pub_lock);
 }
 
-void sim_evq_flush_locked(struct simnet *s, struct sim_evq *q)
+void sim_evq_flush_locked(struct simnet *s, struct napp_evq *q)
 {
     pthread_mutex_lock(&s->pub_lock);
     pthread_mutex_unlock(&s->lock);
-    publish_all(s, q, 5000);
+    napp_evq_publish(s->napp, q, 5000, true);
     pthread_mutex_unlock(&s->pub_lock);
 }
 
-void sim_evq_answer_unlock(struct simnet *s, struct sim_evq *q)
+void sim_evq_answer_unlock(struct simnet *s, struct napp_evq *q)
 {
     /* a switch's answers to flow_manager: on the sender's thread (a
      * "direct" handler), which must never wait, so neither for pub_lock
      * (held by other simnet threads while they publish) nor for room in
      * a full buffer (dropped and logged instead) */
     pthread_mutex_unlock(&s->lock);
-    publish_all(s, q, 0);
+    napp_evq_publish(s->napp, q, 0, true);
 }
 
 struct json_object *sim_intf_json(const struct sim_switch *sw, const struct sim_port *p)
@@ -97,7 +54,7 @@ struct json_object *sim_intf_json(const struct sim_switch *sw, const struct sim_
     return o;
 }
 
-void sim_ev_switch_up(const struct simnet *s, struct sim_evq *q, const struct sim_switch *sw,
+void sim_ev_switch_up(const struct simnet *s, struct napp_evq *q, const struct sim_switch *sw,
                       bool reconnect)
 {
     struct json_object *c = json_object_new_object(), *d = json_object_new_object();
@@ -121,16 +78,16 @@ void sim_ev_switch_up(const struct simnet *s, struct sim_evq *q, const struct si
     json_object_object_add(d, "serial", json_object_new_string("None"));
     json_object_object_add(d, "data_path", json_object_new_string(dp));
     json_object_object_add(c, "switch", d);
-    sim_evq_add(q, reconnect ? "kytos/core.switch.reconnected" : "kytos/core.switch.new", c);
+    napp_evq_add(q, reconnect ? "kytos/core.switch.reconnected" : "kytos/core.switch.new", c);
 
     for (size_t k = 0; k < sw->n_ports; k++)
         json_object_array_add(list, sim_intf_json(sw, &sw->ports[k]));
     json_object_object_add(ic, "switch", json_object_new_string(sw->dpid));
     json_object_object_add(ic, "interfaces", list);
-    sim_evq_add(q, "kytos/of_core.switch.interfaces.created", ic);
+    napp_evq_add(q, "kytos/of_core.switch.interfaces.created", ic);
 }
 
-void sim_ev_port(struct sim_evq *q, const char *name, const struct sim_switch *sw,
+void sim_ev_port(struct napp_evq *q, const char *name, const struct sim_switch *sw,
                  const struct sim_port *p)
 {
     struct json_object *c = json_object_new_object();
@@ -138,10 +95,10 @@ void sim_ev_port(struct sim_evq *q, const char *name, const struct sim_switch *s
     if (!c)
         return;
     json_object_object_add(c, "interface", sim_intf_json(sw, p));
-    sim_evq_add(q, name, c);
+    napp_evq_add(q, name, c);
 }
 
-void sim_ev_link(struct simnet *s, struct sim_evq *q, const struct sim_link *l)
+void sim_ev_link(struct simnet *s, struct napp_evq *q, const struct sim_link *l)
 {
     struct sim_switch *sa = NULL, *sb = NULL;
     struct sim_port *pa = sim_port_by_id(s, l->a, &sa), *pb = sim_port_by_id(s, l->b, &sb);
@@ -154,15 +111,15 @@ void sim_ev_link(struct simnet *s, struct sim_evq *q, const struct sim_link *l)
         return;
     json_object_object_add(c, "interface_a", sim_intf_json(sa, pa));
     json_object_object_add(c, "interface_b", sim_intf_json(sb, pb));
-    sim_evq_add(q, "kytos/of_lldp.interface.is.nni", c);
+    napp_evq_add(q, "kytos/of_lldp.interface.is.nni", c);
 }
 
-void sim_ev_conn_lost(struct sim_evq *q, const struct sim_switch *sw)
+void sim_ev_conn_lost(struct napp_evq *q, const struct sim_switch *sw)
 {
     struct json_object *c = json_object_new_object();
 
     if (!c)
         return;
     json_object_object_add(c, "dpid", json_object_new_string(sw->dpid));
-    sim_evq_add(q, "kytos/core.connection.lost", c);
+    napp_evq_add(q, "kytos/core.connection.lost", c);
 }

@@ -78,7 +78,7 @@ static int get_network(kytos_req *req, void *ud)
 
 /* A port changes state: the switch reports it if it is connected, and LLDP
  * finds the link again once both ends are up. */
-static void port_set(struct simnet *s, struct sim_evq *q, struct sim_switch *sw, struct sim_port *p,
+static void port_set(struct simnet *s, struct napp_evq *q, struct sim_switch *sw, struct sim_port *p,
                      bool up)
 {
     if (p->up == up)
@@ -90,7 +90,7 @@ static void port_set(struct simnet *s, struct sim_evq *q, struct sim_switch *sw,
                     sw, p);
 }
 
-static void rediscover(struct simnet *s, struct sim_evq *q, const char *intf_id)
+static void rediscover(struct simnet *s, struct napp_evq *q, const char *intf_id)
 {
     for (size_t i = 0; i < s->n_links; i++)
         if ((strcmp(s->links[i].a, intf_id) == 0 || strcmp(s->links[i].b, intf_id) == 0) &&
@@ -100,7 +100,7 @@ static void rediscover(struct simnet *s, struct sim_evq *q, const char *intf_id)
 
 static int set_link(kytos_req *req, struct simnet *s, bool up)
 {
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     struct sim_link *l;
     struct sim_switch *sa = NULL, *sb = NULL;
     struct sim_port *pa, *pb;
@@ -136,7 +136,7 @@ static int link_up_route(kytos_req *req, void *ud)
 static int set_port(kytos_req *req, struct simnet *s, bool up)
 {
     const char *id = kytos_req_param(req, "interface_id");
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     struct sim_switch *sw = NULL;
     struct sim_port *p;
 
@@ -185,7 +185,7 @@ static int add_switch(kytos_req *req, void *ud)
     struct json_object *body = NULL, *v, *peers = NULL, *resp, *ids;
     struct sim_switch *sw, *peer_sw[SIM_MAX_HOST_PORTS];
     const char *dpid = NULL, *err = NULL;
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     int64_t hosts = 1;
     size_t n_peers = 0;
 
@@ -271,7 +271,7 @@ static int add_switch(kytos_req *req, void *ud)
 static int delete_switch(kytos_req *req, void *ud)
 {
     struct simnet *s = ud;
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     struct sim_switch *sw;
 
     pthread_mutex_lock(&s->lock);
@@ -287,7 +287,7 @@ static int delete_switch(kytos_req *req, void *ud)
 
 static int set_connected(kytos_req *req, struct simnet *s, bool connected)
 {
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     struct sim_switch *sw;
 
     pthread_mutex_lock(&s->lock);
@@ -356,7 +356,7 @@ static int get_flows(kytos_req *req, void *ud)
 static int post_flow_stats(kytos_req *req, void *ud)
 {
     struct simnet *s = ud;
-    struct sim_evq q = {0};
+    struct napp_evq q = {0};
     struct json_object *body = json_object_new_object();
     size_t n;
 

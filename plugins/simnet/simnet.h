@@ -88,6 +88,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/evq.h"
 #include "../topology/linkid.h"
 #include "pyrand.h"
 
@@ -142,16 +143,6 @@ struct sim_link {
     char a[TOPO_INTF_ID_MAX + 1], b[TOPO_INTF_ID_MAX + 1];  /* a sorts first */
 };
 
-struct sim_event {
-    char *name;
-    struct json_object *content;
-};
-
-struct sim_evq {
-    struct sim_event *v;
-    size_t n, cap;
-};
-
 struct simnet {
     kytos_napp *napp;
     pthread_mutex_t lock;            /* the network below */
@@ -181,27 +172,26 @@ struct sim_switch *sim_switch_add(struct simnet *s, const char *dpid, int host_p
                                   struct sim_switch **peers, size_t n_peers, const char **err);
 /* Remove a switch, its links and the peer ports of those links; the events
  * go to q. */
-void sim_switch_remove(struct simnet *s, struct sim_switch *sw, struct sim_evq *q);
+void sim_switch_remove(struct simnet *s, struct sim_switch *sw, struct napp_evq *q);
 void sim_free(struct simnet *s);
 const char *sim_shape_name(enum sim_shape shape);
 
 /* ---- publish.c: events ---- */
-void sim_evq_add(struct sim_evq *q, const char *name, struct json_object *content);
 /* Publish q in order (takes pub_lock), then free it.  Call without s->lock. */
-void sim_evq_publish(struct simnet *s, struct sim_evq *q);
+void sim_evq_publish(struct simnet *s, struct napp_evq *q);
 /* Swap q out of a locked section: publish order is the order of the locked
  * sections (pub_lock is taken before s->lock is released). */
-void sim_evq_flush_locked(struct simnet *s, struct sim_evq *q);
+void sim_evq_flush_locked(struct simnet *s, struct napp_evq *q);
 /* The same for answers to flow_manager, from a "direct" handler: drops
  * s->lock and publishes without pub_lock and without waiting for room. */
-void sim_evq_answer_unlock(struct simnet *s, struct sim_evq *q);
+void sim_evq_answer_unlock(struct simnet *s, struct napp_evq *q);
 struct json_object *sim_intf_json(const struct sim_switch *sw, const struct sim_port *p);
-void sim_ev_switch_up(const struct simnet *s, struct sim_evq *q, const struct sim_switch *sw,
+void sim_ev_switch_up(const struct simnet *s, struct napp_evq *q, const struct sim_switch *sw,
                       bool reconnect);
-void sim_ev_port(struct sim_evq *q, const char *name, const struct sim_switch *sw,
+void sim_ev_port(struct napp_evq *q, const char *name, const struct sim_switch *sw,
                  const struct sim_port *p);
-void sim_ev_link(struct simnet *s, struct sim_evq *q, const struct sim_link *l);
-void sim_ev_conn_lost(struct sim_evq *q, const struct sim_switch *sw);
+void sim_ev_link(struct simnet *s, struct napp_evq *q, const struct sim_link *l);
+void sim_ev_conn_lost(struct napp_evq *q, const struct sim_switch *sw);
 
 /* ---- flows.c ---- */
 int sim_flows_subscribe(struct simnet *s);
@@ -210,7 +200,7 @@ struct json_object *sim_flowtab_json(const struct sim_flowtab *t);
 void sim_flowtab_clear(struct sim_flowtab *t);
 void sim_flow_stats_tick(kytos_napp *napp, void *ud);
 /* Queue flow_stats.received for every connected switch; returns how many. */
-size_t sim_flow_stats_all(struct simnet *s, struct sim_evq *q);
+size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q);
 
 /* ---- rest.c ---- */
 int sim_routes_register(struct simnet *s);

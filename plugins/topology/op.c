@@ -29,25 +29,7 @@ void topo_op_unlock_model(struct topo_op *op)
 
 void topo_op_event(struct topo_op *op, const char *name, struct json_object *content)
 {
-    struct topo_evq *q = &op->evq;
-
-    if (q->n == q->cap) {
-        size_t ncap = q->cap ? q->cap * 2 : 8;
-        struct topo_event *nv = realloc(q->v, ncap * sizeof(*nv));
-        if (!nv) {
-            json_object_put(content);
-            return;
-        }
-        q->v = nv;
-        q->cap = ncap;
-    }
-    q->v[q->n].name = strdup(name);
-    if (!q->v[q->n].name) {
-        json_object_put(content);
-        return;
-    }
-    q->v[q->n].content = content;
-    q->n++;
+    napp_evq_add(&op->evq, name, content);
 }
 
 /* The first error of the op is the one reported. */
@@ -328,19 +310,10 @@ static void free_undo(struct topo_op *op)
     memset(u, 0, sizeof(*u));
 }
 
-static void drop_events(struct topo_evq *q)
-{
-    for (size_t i = 0; i < q->n; i++) {
-        json_object_put(q->v[i].content);
-        free(q->v[i].name);
-    }
-    q->n = 0;
-}
-
 int topo_op_end(struct topo_op *op)
 {
     struct topo *t = op->t;
-    struct topo_evq q;
+    struct napp_evq q;
     struct kytos_pub_opts opts = {.struct_size = sizeof(opts), .timeout_ms = -1};
     bool notify = false;
     int err;
@@ -350,7 +323,7 @@ int topo_op_end(struct topo_op *op)
         topo_op_lock_model(op);
         undo(op);
         topo_op_unlock_model(op);
-        drop_events(&op->evq);
+        napp_evq_drop(&op->evq);
         op->quiet = true;
         op->undone = true;
         run_writes(op);
@@ -364,18 +337,10 @@ int topo_op_end(struct topo_op *op)
         notify = !op->quiet && !atomic_exchange(&t->updated_pending, true);
     }
     q = op->evq;
-    op->evq = (struct topo_evq){0};
+    op->evq = (struct napp_evq){0};
     pthread_mutex_unlock(&t->write_lock);
 
-    for (size_t i = 0; i < q.n; i++) {
-        int rc = kytos_event_publish(t->napp, q.v[i].name, q.v[i].content, &opts);
-        if (rc < 0)
-            kytos_log(t->napp, KYTOS_LOG_WARNING, "publish %s failed: %s", q.v[i].name,
-                      kytos_strerror(rc));
-        json_object_put(q.v[i].content);
-        free(q.v[i].name);
-    }
-    free(q.v);
+    napp_evq_publish(t->napp, &q, -1, false);
     if (notify) {
         int rc = kytos_event_publish(t->napp, TOPO_NOTIFY_UPDATE, NULL, &opts);
         if (rc < 0) {

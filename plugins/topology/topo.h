@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/evq.h"
 #include "jsonw.h"
 #include "linkid.h"
 
@@ -111,17 +112,6 @@ struct topo_snapshot {
     struct jw topology, switches, links, interfaces;
 };
 
-/* One queued event. */
-struct topo_event {
-    char *name;
-    struct json_object *content;
-};
-
-struct topo_evq {
-    struct topo_event *v;
-    size_t n, cap;
-};
-
 /* A store write queued during an op (doc NULL = delete).  Written ones
  * stay listed (done) until the op ends, to be written again by an undo
  * (not a delete that found no document: there is none to put back). */
@@ -164,7 +154,7 @@ struct topo_undo {
 
 struct topo_op {
     struct topo *t;
-    struct topo_evq evq;
+    struct napp_evq evq;
     struct topo_write *writes;
     size_t n_writes, cap_writes;
     int err;            /* the first failed (or dropped) store write */
