@@ -183,16 +183,6 @@ const kytos_openapi_op *kytos_openapi_match(const kytos_openapi_spec *spec,
     return best;
 }
 
-int koa_match_reason(const struct kytos_openapi_spec *spec, const char *path)
-{
-    size_t i, j;
-    for (i = 0; i < spec->nops; i++)
-        for (j = 0; j < spec->ops[i].ntmpls; j++)
-            if (match_any_slash(&spec->ops[i].tmpls[j], path) >= 0)
-                return 1;
-    return 0;
-}
-
 size_t kytos_openapi_op_count(const kytos_openapi_spec *spec)
 {
     return spec ? spec->nops : 0;

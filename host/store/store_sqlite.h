@@ -159,7 +159,6 @@ int sq_patch(struct kh_store_backend *b, const char *coll, const char *id,
              struct kytos_error *err);
 int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
            struct json_object *doc, int insert_only, struct kytos_error *err);
-void sq_wq_batch(struct sq_store *s, struct sq_wreq *list, int n);
 
 /* store_sqlite_conn.c */
 void sq_coll_sql(char *sql, const char *pre, const char *coll, const char *post);

@@ -79,7 +79,7 @@ static int wq_one(struct sq_store *s, struct sq_wreq *r)
     }
 }
 
-void sq_wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
+static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
 {
     struct kytos_error e = {0};
     struct sq_wreq *r;
@@ -201,7 +201,7 @@ static int wq_submit(struct sq_store *s, struct sq_wreq *r)
             if (!rest)
                 s->qtail = &s->qhead;
             pthread_mutex_unlock(&s->qmu);
-            sq_wq_batch(s, list, n);
+            wq_batch(s, list, n);
             pthread_mutex_lock(&s->qmu);
             /* wake only these; x cannot return (and vanish) before qmu is free */
             for (struct sq_wreq *x = list, *nx; x; x = nx) {

@@ -393,7 +393,7 @@ out:
 
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,
  * each inside a savepoint so that one that fails leaves no trace and the
- * others still commit.  A failed commit fails them all.  As in sq_wq_batch():
+ * others still commit.  A failed commit fails them all.  As in wq_batch():
  * the documents are encoded before the writer lock, and every table is
  * created before the transaction (a CREATE undone by a rollback would stay
  * in our cache of existing tables). */
