@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/text.h"
 
 kytos_openapi_diags *koa_diags_new(const char *origin)
 {
@@ -26,15 +27,9 @@ static void push(kytos_openapi_diags *d, enum kytos_openapi_severity sev,
 
     if (!msg)
         return;
-    if (d->n == d->cap) {
-        size_t ncap = d->cap ? d->cap * 2 : 16;
-        struct kytos_openapi_diag *nv = realloc(d->v, ncap * sizeof *nv);
-        if (!nv) {
-            free(msg);
-            return;
-        }
-        d->v = nv;
-        d->cap = ncap;
+    if (KU_RESERVE(d->v, d->cap, d->n + 1) < 0) {
+        free(msg);
+        return;
     }
     ptr = strdup(pointer ? pointer : "");
     if (!ptr) {

@@ -27,31 +27,8 @@
 void koa_options_resolve(const struct kytos_openapi_options *in,
                          struct kytos_openapi_options *out);
 
-/* ------------------------------------------------------------------ */
-/* buf.c: growable NUL-terminated byte buffer.  On allocation failure it
- * sets oom and keeps what it had; callers check oom once at the end. */
-/* ------------------------------------------------------------------ */
-
-struct koa_buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-void koa_buf_init(struct koa_buf *b);
-void koa_buf_free(struct koa_buf *b);
-void koa_buf_reset(struct koa_buf *b);
-void koa_buf_add(struct koa_buf *b, const char *s, size_t n);
-void koa_buf_adds(struct koa_buf *b, const char *s);
-void koa_buf_addc(struct koa_buf *b, char c);
-void koa_buf_printf(struct koa_buf *b, const char *fmt, ...) KOA_PRINTF(2, 3);
-/* The contents as a malloc'd string the caller owns (NULL on oom);
- * the buffer is left empty. */
-char *koa_buf_take(struct koa_buf *b);
-static inline const char *koa_buf_str(const struct koa_buf *b)
-{
-    return b->p ? b->p : "";
-}
+/* The string buffer: struct ku_buf, util/strbuf.h (shared with host/). */
+#include "util/strbuf.h"
 
 /* ------------------------------------------------------------------ */
 /* arena.c: bump allocator for everything a compiled spec owns          */
@@ -163,11 +140,11 @@ size_t koa_utf8_len(const char *s, size_t n);
 bool koa_utf8_valid(const char *s, size_t n);
 /* Decode one code point at s (valid UTF-8 assumed); returns bytes used. */
 int koa_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
-void koa_utf8_encode(struct koa_buf *b, uint32_t cp);
+void koa_utf8_encode(struct ku_buf *b, uint32_t cp);
 
 /* JSON pointer helpers (RFC 6901). */
-void koa_ptr_append_token(struct koa_buf *b, const char *tok, size_t n);
-void koa_ptr_append_index(struct koa_buf *b, size_t i);
+void koa_ptr_append_token(struct ku_buf *b, const char *tok, size_t n);
+void koa_ptr_append_index(struct ku_buf *b, size_t i);
 /* Resolve a URI fragment "#/a/b~1c" (percent-decoded, then ~1 ~0) within
  * root.  Returns 0 and *out (may be NULL for JSON null), -1 if absent. */
 int koa_ptr_resolve(json_object *root, const char *ref, json_object **out);
@@ -177,14 +154,14 @@ int koa_ptr_resolve(json_object *root, const char *ref, json_object **out);
  * messages.  Output is capped near limit bytes (then "..."). */
 /* ------------------------------------------------------------------ */
 
-void koa_pyrepr(struct koa_buf *b, json_object *o, size_t limit);
-void koa_pyrepr_str(struct koa_buf *b, const char *s, size_t n);
+void koa_pyrepr(struct ku_buf *b, json_object *o, size_t limit);
+void koa_pyrepr_str(struct ku_buf *b, const char *s, size_t n);
 /* Python's str.isprintable() for one code point (Unicode categories from
  * the generated pyprintable.h, KOA_PY_UNIDATA_VERSION): what repr() keeps. */
 bool koa_py_printable(uint32_t cp);
-void koa_pystr(struct koa_buf *b, json_object *o, size_t limit);
-void koa_pyrepr_num(struct koa_buf *b, const struct koa_num *n);
-void koa_pyrepr_double(struct koa_buf *b, double d);
+void koa_pystr(struct ku_buf *b, json_object *o, size_t limit);
+void koa_pyrepr_num(struct ku_buf *b, const struct koa_num *n);
+void koa_pyrepr_double(struct ku_buf *b, double d);
 
 /* ------------------------------------------------------------------ */
 /* regex.c: ECMA-262 patterns on PCRE2                                 */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/text.h"
 
 struct jp {
     const unsigned char *s;
@@ -29,7 +30,7 @@ struct jp {
     const struct kytos_openapi_options *o;
     size_t nvalues;
     unsigned depth;
-    struct koa_buf sbuf; /* scratch for strings with escapes */
+    struct ku_buf sbuf; /* scratch for strings with escapes */
     char *err;
     size_t errlen;
     bool failed;
@@ -110,16 +111,10 @@ static int hex4(const unsigned char *s)
 {
     int v = 0, i;
     for (i = 0; i < 4; i++) {
-        unsigned char c = s[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= c - '0';
-        else if (c >= 'a' && c <= 'f')
-            v |= c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            v |= c - 'A' + 10;
-        else
+        int d = ku_hexval(s[i]);
+        if (d < 0)
             return -1;
+        v = v << 4 | d;
     }
     return v;
 }
@@ -135,7 +130,7 @@ static bool parse_string(struct jp *p, const char **out, size_t *outlen,
 
     *has_nul = false;
     i = ++p->pos;
-    koa_buf_reset(&p->sbuf);
+    ku_buf_reset(&p->sbuf);
     run = i;
     for (;;) {
         unsigned char c;
@@ -153,20 +148,20 @@ static bool parse_string(struct jp *p, const char **out, size_t *outlen,
         if (c == '\\') {
             int cp;
             escaped = true;
-            koa_buf_add(&p->sbuf, (const char *)p->s + run, i - run);
+            ku_buf_add(&p->sbuf, (const char *)p->s + run, i - run);
             if (i + 1 >= p->len) {
                 fail_at(p, start, "Unterminated string starting at");
                 return false;
             }
             switch (p->s[i + 1]) {
-            case '"': koa_buf_addc(&p->sbuf, '"'); i += 2; break;
-            case '\\': koa_buf_addc(&p->sbuf, '\\'); i += 2; break;
-            case '/': koa_buf_addc(&p->sbuf, '/'); i += 2; break;
-            case 'b': koa_buf_addc(&p->sbuf, '\b'); i += 2; break;
-            case 'f': koa_buf_addc(&p->sbuf, '\f'); i += 2; break;
-            case 'n': koa_buf_addc(&p->sbuf, '\n'); i += 2; break;
-            case 'r': koa_buf_addc(&p->sbuf, '\r'); i += 2; break;
-            case 't': koa_buf_addc(&p->sbuf, '\t'); i += 2; break;
+            case '"': ku_buf_addc(&p->sbuf, '"'); i += 2; break;
+            case '\\': ku_buf_addc(&p->sbuf, '\\'); i += 2; break;
+            case '/': ku_buf_addc(&p->sbuf, '/'); i += 2; break;
+            case 'b': ku_buf_addc(&p->sbuf, '\b'); i += 2; break;
+            case 'f': ku_buf_addc(&p->sbuf, '\f'); i += 2; break;
+            case 'n': ku_buf_addc(&p->sbuf, '\n'); i += 2; break;
+            case 'r': ku_buf_addc(&p->sbuf, '\r'); i += 2; break;
+            case 't': ku_buf_addc(&p->sbuf, '\t'); i += 2; break;
             case 'u':
                 if (i + 6 > p->len || (cp = hex4(p->s + i + 2)) < 0) {
                     fail_at(p, i, "Invalid \\uXXXX escape");
@@ -209,12 +204,12 @@ static bool parse_string(struct jp *p, const char **out, size_t *outlen,
     }
     /* i is at the closing quote */
     if (escaped) {
-        koa_buf_add(&p->sbuf, (const char *)p->s + run, i - run);
+        ku_buf_add(&p->sbuf, (const char *)p->s + run, i - run);
         if (p->sbuf.oom) {
             fail_at(p, start, "Out of memory in string starting at");
             return false;
         }
-        *out = koa_buf_str(&p->sbuf);
+        *out = ku_buf_str(&p->sbuf);
         *outlen = p->sbuf.len;
     } else {
         *out = (const char *)p->s + start + 1;
@@ -615,7 +610,7 @@ int koa_json_parse(const char *s, size_t len,
     p.o = o;
     p.err = err;
     p.errlen = errlen;
-    koa_buf_init(&p.sbuf);
+    ku_buf_init(&p.sbuf);
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
@@ -630,7 +625,7 @@ int koa_json_parse(const char *s, size_t len,
         if (p.pos < p.len)
             fail_at(&p, p.pos, "Extra data");
     }
-    koa_buf_free(&p.sbuf);
+    ku_buf_free(&p.sbuf);
     if (p.failed) {
         json_object_put(v);
         return -1;

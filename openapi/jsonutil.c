@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/text.h"
 
 /* ---------------------------------------------------------------- */
 /* Numbers                                                          */
@@ -332,27 +333,27 @@ bool koa_utf8_valid(const char *str, size_t n)
     return true;
 }
 
-void koa_utf8_encode(struct koa_buf *b, uint32_t cp)
+void koa_utf8_encode(struct ku_buf *b, uint32_t cp)
 {
     char t[4];
     if (cp < 0x80) {
         t[0] = (char)cp;
-        koa_buf_add(b, t, 1);
+        ku_buf_add(b, t, 1);
     } else if (cp < 0x800) {
         t[0] = (char)(0xC0 | (cp >> 6));
         t[1] = (char)(0x80 | (cp & 0x3F));
-        koa_buf_add(b, t, 2);
+        ku_buf_add(b, t, 2);
     } else if (cp < 0x10000) {
         t[0] = (char)(0xE0 | (cp >> 12));
         t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
         t[2] = (char)(0x80 | (cp & 0x3F));
-        koa_buf_add(b, t, 3);
+        ku_buf_add(b, t, 3);
     } else {
         t[0] = (char)(0xF0 | (cp >> 18));
         t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
         t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
         t[3] = (char)(0x80 | (cp & 0x3F));
-        koa_buf_add(b, t, 4);
+        ku_buf_add(b, t, 4);
     }
 }
 
@@ -360,83 +361,60 @@ void koa_utf8_encode(struct koa_buf *b, uint32_t cp)
 /* JSON pointers                                                    */
 /* ---------------------------------------------------------------- */
 
-void koa_ptr_append_token(struct koa_buf *b, const char *tok, size_t n)
+void koa_ptr_append_token(struct ku_buf *b, const char *tok, size_t n)
 {
     size_t i, run = 0;
-    koa_buf_addc(b, '/');
+    ku_buf_addc(b, '/');
     for (i = 0; i < n; i++) {
         if (tok[i] == '~' || tok[i] == '/') {
-            koa_buf_add(b, tok + run, i - run);
-            koa_buf_adds(b, tok[i] == '~' ? "~0" : "~1");
+            ku_buf_add(b, tok + run, i - run);
+            ku_buf_adds(b, tok[i] == '~' ? "~0" : "~1");
             run = i + 1;
         }
     }
-    koa_buf_add(b, tok + run, n - run);
+    ku_buf_add(b, tok + run, n - run);
 }
 
-void koa_ptr_append_index(struct koa_buf *b, size_t i)
+void koa_ptr_append_index(struct ku_buf *b, size_t i)
 {
-    koa_buf_printf(b, "/%zu", i);
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    ku_buf_printf(b, "/%zu", i);
 }
 
 /* Decode one reference token [s, s+n): percent-decoding (URI fragment),
  * then ~1 -> '/', ~0 -> '~'.  Returns false on a malformed escape. */
-static bool decode_token(const char *s, size_t n, struct koa_buf *out)
+static bool decode_token(const char *s, size_t n, struct ku_buf *out)
 {
-    struct koa_buf pct;
+    struct ku_buf pct;
     size_t i;
     bool ok = true;
 
-    koa_buf_init(&pct);
-    for (i = 0; i < n; i++) {
-        if (s[i] == '%') {
-            int hi, lo;
-            if (i + 2 >= n) {
-                ok = false;
-                break;
-            }
-            hi = hexval(s[i + 1]);
-            lo = hexval(s[i + 2]);
-            if (hi < 0 || lo < 0) {
-                ok = false;
-                break;
-            }
-            koa_buf_addc(&pct, (char)(hi * 16 + lo));
-            i += 2;
-        } else {
-            koa_buf_addc(&pct, s[i]);
-        }
+    ku_buf_init(&pct);
+    if (ku_buf_reserve(&pct, n) < 0) {
+        ok = false;
+    } else {
+        long dl = ku_pct_decode(s, n, pct.p, 0, NULL);
+        ok = dl >= 0;
+        pct.len = ok ? (size_t)dl : 0;
     }
     if (ok) {
-        const char *p = koa_buf_str(&pct);
+        const char *p = ku_buf_str(&pct);
         for (i = 0; i < pct.len; i++) {
             if (p[i] == '~') {
                 if (i + 1 < pct.len && p[i + 1] == '0')
-                    koa_buf_addc(out, '~');
+                    ku_buf_addc(out, '~');
                 else if (i + 1 < pct.len && p[i + 1] == '1')
-                    koa_buf_addc(out, '/');
+                    ku_buf_addc(out, '/');
                 else {
                     ok = false;
                     break;
                 }
                 i++;
             } else {
-                koa_buf_addc(out, p[i]);
+                ku_buf_addc(out, p[i]);
             }
         }
     }
-    koa_buf_free(&pct);
+    ku_buf_free(&pct);
     return ok && !out->oom;
 }
 
@@ -444,7 +422,7 @@ int koa_ptr_resolve(json_object *root, const char *ref, json_object **out)
 {
     const char *p;
     json_object *cur = root;
-    struct koa_buf tok;
+    struct ku_buf tok;
 
     *out = NULL;
     if (!ref || ref[0] != '#')
@@ -456,7 +434,7 @@ int koa_ptr_resolve(json_object *root, const char *ref, json_object **out)
     }
     if (*p != '/')
         return -1;
-    koa_buf_init(&tok);
+    ku_buf_init(&tok);
     while (*p == '/') {
         const char *start = ++p;
         const char *end = strchr(start, '/');
@@ -464,45 +442,45 @@ int koa_ptr_resolve(json_object *root, const char *ref, json_object **out)
         if (!end)
             end = start + strlen(start);
         n = (size_t)(end - start);
-        koa_buf_reset(&tok);
+        ku_buf_reset(&tok);
         if (!decode_token(start, n, &tok)) {
-            koa_buf_free(&tok);
+            ku_buf_free(&tok);
             return -1;
         }
         if (json_object_is_type(cur, json_type_object)) {
             json_object *next;
-            if (strlen(koa_buf_str(&tok)) != tok.len ||
-                !json_object_object_get_ex(cur, koa_buf_str(&tok), &next)) {
-                koa_buf_free(&tok);
+            if (strlen(ku_buf_str(&tok)) != tok.len ||
+                !json_object_object_get_ex(cur, ku_buf_str(&tok), &next)) {
+                ku_buf_free(&tok);
                 return -1;
             }
             cur = next;
         } else if (json_object_is_type(cur, json_type_array)) {
-            const char *t = koa_buf_str(&tok);
+            const char *t = ku_buf_str(&tok);
             size_t idx = 0, i;
             if (tok.len == 0 || (tok.len > 1 && t[0] == '0') || tok.len > 9) {
-                koa_buf_free(&tok);
+                ku_buf_free(&tok);
                 return -1;
             }
             for (i = 0; i < tok.len; i++) {
                 if (t[i] < '0' || t[i] > '9') {
-                    koa_buf_free(&tok);
+                    ku_buf_free(&tok);
                     return -1;
                 }
                 idx = idx * 10 + (size_t)(t[i] - '0');
             }
             if (idx >= json_object_array_length(cur)) {
-                koa_buf_free(&tok);
+                ku_buf_free(&tok);
                 return -1;
             }
             cur = json_object_array_get_idx(cur, idx);
         } else {
-            koa_buf_free(&tok);
+            ku_buf_free(&tok);
             return -1;
         }
         p = end;
     }
-    koa_buf_free(&tok);
+    ku_buf_free(&tok);
     *out = cur;
     return 0;
 }

@@ -45,11 +45,11 @@ static void warn(struct lint *L, json_object *at, const char *ptr,
 
 static char *join(const char *base, const char *tok)
 {
-    struct koa_buf b;
-    koa_buf_init(&b);
-    koa_buf_adds(&b, base);
+    struct ku_buf b;
+    ku_buf_init(&b);
+    ku_buf_adds(&b, base);
     koa_ptr_append_token(&b, tok, strlen(tok));
-    return koa_buf_take(&b);
+    return ku_buf_take(&b);
 }
 
 static char *join_idx(const char *base, size_t i)
@@ -207,20 +207,20 @@ static void lint_schema(struct lint *L, json_object *s, const char *ptr,
         for (i = 0; i < n; i++) {
             json_object *e = json_object_array_get_idx(v, i);
             const char *et = type_of(e);
-            struct koa_buf r;
+            struct ku_buf r;
             /* repr, not json_object_to_json_string: that would write a
              * cache into the shared document */
-            koa_buf_init(&r);
+            ku_buf_init(&r);
             koa_pyrepr(&r, e, 200);
             if (tname && strcmp(et, tname) &&
                 !(!strcmp(tname, "number") && !strcmp(et, "integer")) &&
                 !(e == NULL && !L->d31))
                 warn(L, v, ptr, "enum value %s is not of the schema's type '%s'",
-                     koa_buf_str(&r), tname);
+                     ku_buf_str(&r), tname);
             for (j = 0; j < i; j++)
                 if (koa_json_equal(e, json_object_array_get_idx(v, j)))
-                    warn(L, v, ptr, "enum lists %s twice", koa_buf_str(&r));
-            koa_buf_free(&r);
+                    warn(L, v, ptr, "enum lists %s twice", ku_buf_str(&r));
+            ku_buf_free(&r);
         }
     }
     if (json_object_object_get_ex(s, "required", &v) &&
@@ -277,15 +277,15 @@ static void lint_schema(struct lint *L, json_object *s, const char *ptr,
 }
 
 /* Every "$ref" string in the document. */
-static void collect_refs(json_object *v, struct koa_buf *refs, unsigned depth)
+static void collect_refs(json_object *v, struct ku_buf *refs, unsigned depth)
 {
     if (depth > 300)
         return;
     if (json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, k, x) {
             if (!strcmp(k, "$ref") && json_object_is_type(x, json_type_string)) {
-                koa_buf_adds(refs, json_object_get_string(x));
-                koa_buf_addc(refs, '\n');
+                ku_buf_adds(refs, json_object_get_string(x));
+                ku_buf_addc(refs, '\n');
             } else {
                 collect_refs(x, refs, depth + 1);
             }
@@ -374,35 +374,35 @@ static void lint_servers(struct lint *L)
 static void lint_unused(struct lint *L)
 {
     json_object *comps, *schemas;
-    struct koa_buf refs;
+    struct ku_buf refs;
     if (!json_object_object_get_ex(L->spec->doc, "components", &comps) ||
         !json_object_object_get_ex(comps, "schemas", &schemas) ||
         !json_object_is_type(schemas, json_type_object))
         return;
-    koa_buf_init(&refs);
-    koa_buf_addc(&refs, '\n');
+    ku_buf_init(&refs);
+    ku_buf_addc(&refs, '\n');
     collect_refs(L->spec->doc, &refs, 0);
     json_object_object_foreach(schemas, name, s) {
-        struct koa_buf want;
-        koa_buf_init(&want);
-        koa_buf_adds(&want, "\n#/components/schemas");
+        struct ku_buf want;
+        ku_buf_init(&want);
+        ku_buf_adds(&want, "\n#/components/schemas");
         koa_ptr_append_token(&want, name, strlen(name));
         /* a reference to the schema itself ("...\n") or into it (".../") */
         size_t wl = want.len;
         bool used;
-        koa_buf_addc(&want, '\n');
-        used = strstr(koa_buf_str(&refs), koa_buf_str(&want)) != NULL;
+        ku_buf_addc(&want, '\n');
+        used = strstr(ku_buf_str(&refs), ku_buf_str(&want)) != NULL;
         want.p[wl] = '/';
-        used = used || strstr(koa_buf_str(&refs), koa_buf_str(&want)) != NULL;
+        used = used || strstr(ku_buf_str(&refs), ku_buf_str(&want)) != NULL;
         if (!used) {
             char *p = join("/components/schemas", name);
             warn(L, s, p ? p : "/components/schemas", "component schema '%s' is "
                  "never referenced", name);
             free(p);
         }
-        koa_buf_free(&want);
+        ku_buf_free(&want);
     }
-    koa_buf_free(&refs);
+    ku_buf_free(&refs);
 }
 
 size_t kytos_openapi_lint(const kytos_openapi_spec *spec,

@@ -5,7 +5,7 @@
 # internal koa_* functions; the installed library re-exports only the
 # public kytos_openapi_* names.
 OPENAPI_CORE_SRC = \
-	openapi/internal.h openapi/options.c openapi/buf.c openapi/arena.c \
+	openapi/internal.h openapi/options.c openapi/arena.c \
 	openapi/diag.c openapi/posmap.c openapi/jsonutil.c \
 	openapi/json_strict.c openapi/yaml_load.c openapi/regex.c \
 	openapi/pyrepr.c openapi/pyprintable.h openapi/format.c openapi/schema.h \
@@ -16,7 +16,7 @@ noinst_LTLIBRARIES += openapi/libkytos-openapi-core.la
 openapi_libkytos_openapi_core_la_SOURCES = $(OPENAPI_CORE_SRC)
 openapi_libkytos_openapi_core_la_CFLAGS = $(AM_CFLAGS) $(FYAML_CFLAGS) \
 	$(PCRE2_CFLAGS)
-openapi_libkytos_openapi_core_la_LIBADD = $(FYAML_LIBS) $(PCRE2_LIBS) \
+openapi_libkytos_openapi_core_la_LIBADD = util/libkytos-util.la $(FYAML_LIBS) $(PCRE2_LIBS) \
 	$(JSONC_LIBS) -lm
 
 lib_LTLIBRARIES += openapi/libkytos-openapi.la

@@ -18,44 +18,35 @@
 #include <strings.h>
 
 #include "params.h"
+#include "util/text.h"
 
-static int hexv(char c)
+/* Append the percent-decoded form of s[0..n) to b, invalid UTF-8 as
+ * U+FFFD per bad byte; the bytes appended, or -1 at a bad escape (*bad its
+ * offset in s; see ku_pct_decode). */
+static long decode_into(struct ku_buf *b, const char *s, size_t n, bool plus, size_t *bad)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+    size_t start = b->len;
+    struct ku_buf raw = KU_BUF_INIT;
+    long dl;
 
-/* Append the decoded form of s[0..n) to b; returns bytes appended. */
-static size_t decode_into(struct koa_buf *b, const char *s, size_t n, bool plus)
-{
-    size_t start = b->len, i;
-    struct koa_buf raw;
-
-    koa_buf_init(&raw);
-    for (i = 0; i < n; i++) {
-        if (s[i] == '+' && plus) {
-            koa_buf_addc(&raw, ' ');
-        } else if (s[i] == '%' && i + 2 < n &&
-                   hexv(s[i + 1]) >= 0 && hexv(s[i + 2]) >= 0) {
-            koa_buf_addc(&raw, (char)(hexv(s[i + 1]) * 16 + hexv(s[i + 2])));
-            i += 2;
-        } else {
-            koa_buf_addc(&raw, s[i]);
-        }
+    if (ku_buf_reserve(&raw, n) < 0) {
+        b->oom = true;
+        return 0;
     }
+    dl = ku_pct_decode(s, n, raw.p, plus ? KU_PCT_PLUS : 0, bad);
+    if (dl < 0) {
+        ku_buf_free(&raw);
+        return -1;
+    }
+    raw.len = (size_t)dl;
     /* invalid UTF-8 -> U+FFFD per bad byte */
     {
-        const unsigned char *p = (const unsigned char *)koa_buf_str(&raw);
+        const unsigned char *p = (const unsigned char *)ku_buf_str(&raw);
         size_t j = 0, len = raw.len;
         while (j < len) {
             size_t k = j;
             if (p[j] < 0x80) {
-                koa_buf_addc(b, (char)p[j]);
+                ku_buf_addc(b, (char)p[j]);
                 j++;
                 continue;
             }
@@ -64,21 +55,28 @@ static size_t decode_into(struct koa_buf *b, const char *s, size_t n, bool plus)
                 if (koa_utf8_valid((const char *)p + j, k))
                     break;
             if (k <= 4 && j + k <= len) {
-                koa_buf_add(b, (const char *)p + j, k);
+                ku_buf_add(b, (const char *)p + j, k);
                 j += k;
             } else {
-                koa_buf_adds(b, "\xEF\xBF\xBD");
+                ku_buf_adds(b, "\xEF\xBF\xBD");
                 j++;
             }
         }
     }
-    koa_buf_free(&raw);
-    return b->len - start;
+    ku_buf_free(&raw);
+    return (long)(b->len - start);
 }
 
-size_t koa_pct_decode(struct koa_buf *b, const char *s, size_t n)
+long koa_pct_decode(struct ku_buf *b, const char *s, size_t n, size_t *bad)
 {
-    return decode_into(b, s, n, false);
+    return decode_into(b, s, n, false, bad);
+}
+
+/* The message of a bad escape at s[bad] (s n bytes long). */
+void koa_pct_bad(char *err, size_t errlen, const char *s, size_t n, size_t bad, const char *where)
+{
+    snprintf(err, errlen, "Bad percent-encoding '%.*s' in %s", (int)(n - bad < 3 ? n - bad : 3),
+             s + bad, where);
 }
 
 int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
@@ -86,10 +84,11 @@ int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
 {
     size_t qlen, i, start;
     struct { size_t no, nl, vo, vl; } *tmp = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, bad = 0;
+    long nl, vl;
 
     memset(out, 0, sizeof *out);
-    koa_buf_init(&out->store);
+    ku_buf_init(&out->store);
     if (!q || !*q)
         return 0;
     qlen = strlen(q);
@@ -107,32 +106,36 @@ int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
         if (n >= o->max_params) {
             snprintf(err, errlen, "more than %u query parameters", o->max_params);
             free(tmp);
-            koa_buf_free(&out->store);
+            ku_buf_free(&out->store);
             return -1;
         }
-        if (n == cap) {
-            void *nt = realloc(tmp, (cap = cap ? cap * 2 : 8) * sizeof *tmp);
-            if (!nt) {
-                snprintf(err, errlen, "out of memory");
-                free(tmp);
-                koa_buf_free(&out->store);
-                return -1;
-            }
-            tmp = nt;
+        if (KU_RESERVE(tmp, cap, n + 1) < 0) {
+            snprintf(err, errlen, "out of memory");
+            free(tmp);
+            ku_buf_free(&out->store);
+            return -1;
         }
         eq = memchr(part, '=', plen);
         tmp[n].no = out->store.len;
-        tmp[n].nl = decode_into(&out->store, part, eq ? (size_t)(eq - part) : plen, true);
-        koa_buf_addc(&out->store, '\0');
+        nl = decode_into(&out->store, part, eq ? (size_t)(eq - part) : plen, true, &bad);
+        ku_buf_addc(&out->store, '\0');
         tmp[n].vo = out->store.len;
-        tmp[n].vl = eq ? decode_into(&out->store, eq + 1,
-                                     plen - (size_t)(eq - part) - 1, true) : 0;
-        koa_buf_addc(&out->store, '\0');
+        vl = nl < 0 ? 0 : eq ? decode_into(&out->store, eq + 1, plen - (size_t)(eq - part) - 1,
+                                           true, &bad) : 0;
+        ku_buf_addc(&out->store, '\0');
+        if (nl < 0 || vl < 0) {
+            koa_pct_bad(err, errlen, part, plen, nl < 0 ? bad : (size_t)(eq + 1 - part) + bad, "query");
+            free(tmp);
+            ku_buf_free(&out->store);
+            return -1;
+        }
+        tmp[n].nl = (size_t)nl;
+        tmp[n].vl = (size_t)vl;
         if (tmp[n].vl > o->max_param_bytes) {
             snprintf(err, errlen, "query parameter '%.64s' is longer than %zu bytes",
                      out->store.p + tmp[n].no, o->max_param_bytes);
             free(tmp);
-            koa_buf_free(&out->store);
+            ku_buf_free(&out->store);
             return -1;
         }
         n++;
@@ -140,14 +143,14 @@ int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
     if (out->store.oom) {
         snprintf(err, errlen, "out of memory");
         free(tmp);
-        koa_buf_free(&out->store);
+        ku_buf_free(&out->store);
         return -1;
     }
     out->v = calloc(n ? n : 1, sizeof *out->v);
     if (!out->v) {
         snprintf(err, errlen, "out of memory");
         free(tmp);
-        koa_buf_free(&out->store);
+        ku_buf_free(&out->store);
         return -1;
     }
     for (i = 0; i < n; i++) {
@@ -164,7 +167,7 @@ int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
 void koa_query_free(struct koa_query *q)
 {
     free(q->v);
-    koa_buf_free(&q->store);
+    ku_buf_free(&q->store);
     q->v = NULL;
     q->n = 0;
 }
@@ -192,7 +195,7 @@ static const char *cast_name(enum koa_cast c)
 }
 
 static json_object *cast_scalar(enum koa_cast c, const char *s, size_t n,
-                                struct koa_buf *err)
+                                struct ku_buf *err)
 {
     switch (c) {
     case KOA_CAST_INTEGER: {
@@ -276,7 +279,7 @@ static json_object *cast_scalar(enum koa_cast c, const char *s, size_t n,
         return json_object_new_string_len(s, (int)n);
     }
 bad:
-    koa_buf_printf(err, "Failed to cast value to %s type: %.*s", cast_name(c),
+    ku_buf_printf(err, "Failed to cast value to %s type: %.*s", cast_name(c),
                    (int)(n > 200 ? 200 : n), s);
     return NULL;
 }
@@ -291,7 +294,7 @@ static char delim_of(enum koa_style st)
 }
 
 json_object *koa_param_cast(const struct koa_param *p, const char *const *vals,
-                            const size_t *lens, size_t nvals, struct koa_buf *err)
+                            const size_t *lens, size_t nvals, struct ku_buf *err)
 {
     if (p->cast == KOA_CAST_ARRAY) {
         json_object *arr = json_object_new_array();
@@ -345,7 +348,7 @@ json_object *koa_param_cast(const struct koa_param *p, const char *const *vals,
         }
         if (key) {
             free(key);
-            koa_buf_printf(err, "Failed to cast value to object type: %.*s",
+            ku_buf_printf(err, "Failed to cast value to object type: %.*s",
                            (int)(n > 200 ? 200 : n), s);
             json_object_put(obj);
             return NULL;

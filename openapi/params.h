@@ -14,7 +14,7 @@ struct koa_qpair {
 struct koa_query {
     struct koa_qpair *v;
     size_t n;
-    struct koa_buf store;
+    struct ku_buf store;
 };
 
 /* Split and decode a raw query string (without '?').  -1 with a message
@@ -24,13 +24,17 @@ int koa_query_parse(const char *q, const struct kytos_openapi_options *o,
 void koa_query_free(struct koa_query *q);
 
 /* Percent-decode (no '+' rule) into b; invalid UTF-8 becomes U+FFFD.
- * Returns the number of bytes appended. */
-size_t koa_pct_decode(struct koa_buf *b, const char *s, size_t n);
+ * Returns the number of bytes appended, or -1 at a bad escape ("%zz", a
+ * trailing '%': util/text.h) with *bad its offset in s. */
+long koa_pct_decode(struct ku_buf *b, const char *s, size_t n, size_t *bad);
+/* "Bad percent-encoding '%zz' in <where>" into err, for s (n bytes) with a
+ * bad escape at offset bad. */
+void koa_pct_bad(char *err, size_t errlen, const char *s, size_t n, size_t bad, const char *where);
 
 /* Cast the parameter's raw values (one, or several for a repeated query
  * key) to its declared type.  NULL with a message in err on failure (a
  * NULL return with err empty is JSON null, which never happens here). */
 json_object *koa_param_cast(const struct koa_param *p, const char *const *vals,
-                            const size_t *lens, size_t nvals, struct koa_buf *err);
+                            const size_t *lens, size_t nvals, struct ku_buf *err);
 
 #endif

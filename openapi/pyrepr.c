@@ -33,46 +33,46 @@ bool koa_py_printable(uint32_t cp)
     return true;
 }
 
-void koa_pyrepr_str(struct koa_buf *b, const char *s, size_t n)
+void koa_pyrepr_str(struct ku_buf *b, const char *s, size_t n)
 {
     char q = '\'';
     size_t i = 0;
 
     if (memchr(s, '\'', n) && !memchr(s, '"', n))
         q = '"';
-    koa_buf_addc(b, q);
+    ku_buf_addc(b, q);
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
         uint32_t cp;
         int len;
         if (c == '\\' || c == (unsigned char)q) {
-            koa_buf_addc(b, '\\');
-            koa_buf_addc(b, (char)c);
+            ku_buf_addc(b, '\\');
+            ku_buf_addc(b, (char)c);
             i++;
             continue;
         }
-        if (c == '\n') { koa_buf_adds(b, "\\n"); i++; continue; }
-        if (c == '\r') { koa_buf_adds(b, "\\r"); i++; continue; }
-        if (c == '\t') { koa_buf_adds(b, "\\t"); i++; continue; }
+        if (c == '\n') { ku_buf_adds(b, "\\n"); i++; continue; }
+        if (c == '\r') { ku_buf_adds(b, "\\r"); i++; continue; }
+        if (c == '\t') { ku_buf_adds(b, "\\t"); i++; continue; }
         len = koa_utf8_decode((const unsigned char *)s + i, n - i, &cp);
         if (!koa_py_printable(cp)) {
             if (cp <= 0xFF)
-                koa_buf_printf(b, "\\x%02x", cp);
+                ku_buf_printf(b, "\\x%02x", cp);
             else if (cp <= 0xFFFF)
-                koa_buf_printf(b, "\\u%04x", cp);
+                ku_buf_printf(b, "\\u%04x", cp);
             else
-                koa_buf_printf(b, "\\U%08x", cp);
+                ku_buf_printf(b, "\\U%08x", cp);
         } else {
-            koa_buf_add(b, s + i, (size_t)len);
+            ku_buf_add(b, s + i, (size_t)len);
         }
         i += (size_t)len;
     }
-    koa_buf_addc(b, q);
+    ku_buf_addc(b, q);
 }
 
 /* repr(float): shortest digits that round-trip, scientific notation when
  * the decimal exponent is < -4 or >= 16, and ".0" for integral values. */
-void koa_pyrepr_double(struct koa_buf *b, double d)
+void koa_pyrepr_double(struct ku_buf *b, double d)
 {
     char tmp[40], digits[40];
     int prec, exp10, nd, i;
@@ -80,15 +80,15 @@ void koa_pyrepr_double(struct koa_buf *b, double d)
     bool neg;
 
     if (isnan(d)) {
-        koa_buf_adds(b, "nan");
+        ku_buf_adds(b, "nan");
         return;
     }
     if (isinf(d)) {
-        koa_buf_adds(b, d < 0 ? "-inf" : "inf");
+        ku_buf_adds(b, d < 0 ? "-inf" : "inf");
         return;
     }
     if (d == 0) {
-        koa_buf_adds(b, signbit(d) ? "-0.0" : "0.0");
+        ku_buf_adds(b, signbit(d) ? "-0.0" : "0.0");
         return;
     }
     for (prec = 1; prec <= 17; prec++) {
@@ -109,41 +109,41 @@ void koa_pyrepr_double(struct koa_buf *b, double d)
         nd--;
     digits[nd] = '\0';
     if (neg)
-        koa_buf_addc(b, '-');
+        ku_buf_addc(b, '-');
     if (exp10 < -4 || exp10 >= 16) {
-        koa_buf_addc(b, digits[0]);
+        ku_buf_addc(b, digits[0]);
         if (nd > 1) {
-            koa_buf_addc(b, '.');
-            koa_buf_add(b, digits + 1, (size_t)(nd - 1));
+            ku_buf_addc(b, '.');
+            ku_buf_add(b, digits + 1, (size_t)(nd - 1));
         }
-        koa_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+        ku_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
         return;
     }
     if (exp10 < 0) {
-        koa_buf_adds(b, "0.");
+        ku_buf_adds(b, "0.");
         for (i = 0; i < -exp10 - 1; i++)
-            koa_buf_addc(b, '0');
-        koa_buf_add(b, digits, (size_t)nd);
+            ku_buf_addc(b, '0');
+        ku_buf_add(b, digits, (size_t)nd);
         return;
     }
     /* exp10 >= 0: integer part has exp10 + 1 digits */
     for (i = 0; i <= exp10; i++)
-        koa_buf_addc(b, i < nd ? digits[i] : '0');
-    koa_buf_addc(b, '.');
+        ku_buf_addc(b, i < nd ? digits[i] : '0');
+    ku_buf_addc(b, '.');
     if (nd > exp10 + 1)
-        koa_buf_add(b, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+        ku_buf_add(b, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
     else
-        koa_buf_addc(b, '0');
+        ku_buf_addc(b, '0');
 }
 
-void koa_pyrepr_num(struct koa_buf *b, const struct koa_num *n)
+void koa_pyrepr_num(struct ku_buf *b, const struct koa_num *n)
 {
     switch (n->k) {
     case KOA_I64:
-        koa_buf_printf(b, "%lld", (long long)n->v.i);
+        ku_buf_printf(b, "%lld", (long long)n->v.i);
         break;
     case KOA_U64:
-        koa_buf_printf(b, "%llu", (unsigned long long)n->v.u);
+        ku_buf_printf(b, "%llu", (unsigned long long)n->v.u);
         break;
     default:
         koa_pyrepr_double(b, n->v.d);
@@ -151,33 +151,33 @@ void koa_pyrepr_num(struct koa_buf *b, const struct koa_num *n)
     }
 }
 
-static void repr(struct koa_buf *b, json_object *o, size_t limit);
+static void repr(struct ku_buf *b, json_object *o, size_t limit);
 
 /* A double read from an integer literal (bignum) is a Python int. */
-static void repr_double(struct koa_buf *b, json_object *o)
+static void repr_double(struct ku_buf *b, json_object *o)
 {
     const char *lit = json_object_get_userdata(o);
     if (lit && !strpbrk(lit, ".eE")) {
-        koa_buf_adds(b, lit);
+        ku_buf_adds(b, lit);
         return;
     }
     koa_pyrepr_double(b, json_object_get_double(o));
 }
 
-static void repr(struct koa_buf *b, json_object *o, size_t limit)
+static void repr(struct ku_buf *b, json_object *o, size_t limit)
 {
     struct koa_num n;
 
     if (b->len > limit) {
-        koa_buf_adds(b, "...");
+        ku_buf_adds(b, "...");
         return;
     }
     switch (json_object_get_type(o)) {
     case json_type_null:
-        koa_buf_adds(b, "None");
+        ku_buf_adds(b, "None");
         return;
     case json_type_boolean:
-        koa_buf_adds(b, json_object_get_boolean(o) ? "True" : "False");
+        ku_buf_adds(b, json_object_get_boolean(o) ? "True" : "False");
         return;
     case json_type_double:
         repr_double(b, o);
@@ -196,7 +196,7 @@ static void repr(struct koa_buf *b, json_object *o, size_t limit)
             while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
                 cut--;
             koa_pyrepr_str(b, s, cut);
-            koa_buf_adds(b, "...");
+            ku_buf_adds(b, "...");
             return;
         }
         koa_pyrepr_str(b, s, len);
@@ -204,55 +204,55 @@ static void repr(struct koa_buf *b, json_object *o, size_t limit)
     }
     case json_type_array: {
         size_t i, len = json_object_array_length(o);
-        koa_buf_addc(b, '[');
+        ku_buf_addc(b, '[');
         for (i = 0; i < len; i++) {
             if (i)
-                koa_buf_adds(b, ", ");
+                ku_buf_adds(b, ", ");
             if (b->len > limit) {
-                koa_buf_adds(b, "...");
+                ku_buf_adds(b, "...");
                 break;
             }
             repr(b, json_object_array_get_idx(o, i), limit);
         }
-        koa_buf_addc(b, ']');
+        ku_buf_addc(b, ']');
         return;
     }
     case json_type_object: {
         bool first = true;
-        koa_buf_addc(b, '{');
+        ku_buf_addc(b, '{');
         json_object_object_foreach(o, k, v) {
             if (!first)
-                koa_buf_adds(b, ", ");
+                ku_buf_adds(b, ", ");
             first = false;
             if (b->len > limit) {
-                koa_buf_adds(b, "...");
+                ku_buf_adds(b, "...");
                 break;
             }
             koa_pyrepr_str(b, k, strlen(k));
-            koa_buf_adds(b, ": ");
+            ku_buf_adds(b, ": ");
             repr(b, v, limit);
         }
-        koa_buf_addc(b, '}');
+        ku_buf_addc(b, '}');
         return;
     }
     }
 }
 
-void koa_pyrepr(struct koa_buf *b, json_object *o, size_t limit)
+void koa_pyrepr(struct ku_buf *b, json_object *o, size_t limit)
 {
     repr(b, o, b->len + limit);
 }
 
 /* str(): like repr() except that a top-level string is its bare text. */
-void koa_pystr(struct koa_buf *b, json_object *o, size_t limit)
+void koa_pystr(struct ku_buf *b, json_object *o, size_t limit)
 {
     if (json_object_is_type(o, json_type_string)) {
         size_t len = (size_t)json_object_get_string_len(o);
         if (len > limit) {
-            koa_buf_add(b, json_object_get_string(o), limit);
-            koa_buf_adds(b, "...");
+            ku_buf_add(b, json_object_get_string(o), limit);
+            ku_buf_adds(b, "...");
         } else {
-            koa_buf_add(b, json_object_get_string(o), len);
+            ku_buf_add(b, json_object_get_string(o), len);
         }
         return;
     }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/text.h"
 
 struct koa_regex {
     pcre2_code *code;
@@ -67,17 +68,6 @@ static const struct gc_name gc_names[] = {
     { "Unassigned", "Cn" },
 };
 
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* \uHHHH at p[0..n) (p points at the backslash); value or -1. */
 static long u4(const char *p, size_t n)
 {
@@ -86,7 +76,7 @@ static long u4(const char *p, size_t n)
     if (n < 6 || p[0] != '\\' || p[1] != 'u')
         return -1;
     for (i = 2; i < 6; i++) {
-        int h = hexv(p[i]);
+        int h = ku_hexval(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
@@ -97,7 +87,7 @@ static long u4(const char *p, size_t n)
 struct xl {
     const char *s;
     size_t n, i;
-    struct koa_buf out;
+    struct ku_buf out;
     char *err;
     size_t errlen;
     bool failed;
@@ -118,7 +108,7 @@ static void xfail(struct xl *x, const char *fmt, ...)
 }
 
 /* \p{...} / \P{...} at x->i (the backslash); appends the PCRE2 form. */
-static void xl_property(struct xl *x, struct koa_buf *out)
+static void xl_property(struct xl *x, struct ku_buf *out)
 {
     char kind = x->s[x->i + 1];
     const char *open = x->s + x->i + 2, *close;
@@ -138,9 +128,9 @@ static void xl_property(struct xl *x, struct koa_buf *out)
     name = open + 1;
     len = (size_t)(close - name);
     eq = memchr(name, '=', len);
-    koa_buf_addc(out, '\\');
-    koa_buf_addc(out, kind);
-    koa_buf_addc(out, '{');
+    ku_buf_addc(out, '\\');
+    ku_buf_addc(out, kind);
+    ku_buf_addc(out, '{');
     if (eq) {
         size_t plen = (size_t)(eq - name);
         const char *val = eq + 1;
@@ -151,16 +141,16 @@ static void xl_property(struct xl *x, struct koa_buf *out)
             len = vlen;
         } else if ((plen == 6 && !memcmp(name, "Script", 6)) ||
                    (plen == 2 && !memcmp(name, "sc", 2))) {
-            koa_buf_adds(out, "sc:");
-            koa_buf_add(out, val, vlen);
-            koa_buf_addc(out, '}');
+            ku_buf_adds(out, "sc:");
+            ku_buf_add(out, val, vlen);
+            ku_buf_addc(out, '}');
             x->i = (size_t)(close - x->s) + 1;
             return;
         } else if ((plen == 17 && !memcmp(name, "Script_Extensions", 17)) ||
                    (plen == 3 && !memcmp(name, "scx", 3))) {
-            koa_buf_adds(out, "scx:");
-            koa_buf_add(out, val, vlen);
-            koa_buf_addc(out, '}');
+            ku_buf_adds(out, "scx:");
+            ku_buf_add(out, val, vlen);
+            ku_buf_addc(out, '}');
             x->i = (size_t)(close - x->s) + 1;
             return;
         } else {
@@ -177,14 +167,14 @@ static void xl_property(struct xl *x, struct koa_buf *out)
             break;
         }
     }
-    koa_buf_add(out, name, len);
-    koa_buf_addc(out, '}');
+    ku_buf_add(out, name, len);
+    ku_buf_addc(out, '}');
     x->i = (size_t)(close - x->s) + 1;
 }
 
 /* One escape at x->i (the backslash).  in_class: inside [...].
  * Sets *big_s when it is \S inside a class (the caller rewrites). */
-static void xl_escape(struct xl *x, struct koa_buf *out, bool in_class,
+static void xl_escape(struct xl *x, struct ku_buf *out, bool in_class,
                       bool *big_s)
 {
     char c;
@@ -198,20 +188,20 @@ static void xl_escape(struct xl *x, struct koa_buf *out, bool in_class,
     switch (c) {
     case 's':
         if (in_class)
-            koa_buf_adds(out, WS_MEMBERS);
+            ku_buf_adds(out, WS_MEMBERS);
         else
-            koa_buf_adds(out, "[" WS_MEMBERS "]");
+            ku_buf_adds(out, "[" WS_MEMBERS "]");
         x->i += 2;
         return;
     case 'S':
         if (in_class)
             *big_s = true;
         else
-            koa_buf_adds(out, "[^" WS_MEMBERS "]");
+            ku_buf_adds(out, "[^" WS_MEMBERS "]");
         x->i += 2;
         return;
     case 'v':
-        koa_buf_adds(out, "\\x0b");
+        ku_buf_adds(out, "\\x0b");
         x->i += 2;
         return;
     case 'p':
@@ -223,7 +213,7 @@ static void xl_escape(struct xl *x, struct koa_buf *out, bool in_class,
         if (hi >= 0xD800 && hi <= 0xDBFF) {
             lo = u4(x->s + x->i + 6, x->n - x->i - 6);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                koa_buf_printf(out, "\\u{%lx}",
+                ku_buf_printf(out, "\\u{%lx}",
                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
                 x->i += 12;
                 return;
@@ -249,18 +239,18 @@ static void xl_escape(struct xl *x, struct koa_buf *out, bool in_class,
         }
         break; /* identity escape of a punctuator */
     }
-    koa_buf_add(out, x->s + x->i, 2);
+    ku_buf_add(out, x->s + x->i, 2);
     x->i += 2;
 }
 
 /* A class starting at x->i ('['). */
 static void xl_class(struct xl *x)
 {
-    struct koa_buf cls;
+    struct ku_buf cls;
     size_t start = x->i;
     bool neg = false, big_s = false;
 
-    koa_buf_init(&cls);
+    ku_buf_init(&cls);
     x->i++;
     if (x->i < x->n && x->s[x->i] == '^') {
         neg = true;
@@ -280,10 +270,10 @@ static void xl_class(struct xl *x)
         if (c == '\\') {
             xl_escape(x, &cls, true, &big_s);
         } else if (c == '[') {
-            koa_buf_adds(&cls, "\\[");
+            ku_buf_adds(&cls, "\\[");
             x->i++;
         } else {
-            koa_buf_addc(&cls, c);
+            ku_buf_addc(&cls, c);
             x->i++;
         }
     }
@@ -292,20 +282,20 @@ static void xl_class(struct xl *x)
             xfail(x, "\\S inside a negated class (offset %zu) is not supported",
                   start);
         } else if (big_s) {
-            koa_buf_adds(&x->out, "(?:");
+            ku_buf_adds(&x->out, "(?:");
             if (cls.len) {
-                koa_buf_adds(&x->out, "[");
-                koa_buf_add(&x->out, koa_buf_str(&cls), cls.len);
-                koa_buf_adds(&x->out, "]|");
+                ku_buf_adds(&x->out, "[");
+                ku_buf_add(&x->out, ku_buf_str(&cls), cls.len);
+                ku_buf_adds(&x->out, "]|");
             }
-            koa_buf_adds(&x->out, "[^" WS_MEMBERS "])");
+            ku_buf_adds(&x->out, "[^" WS_MEMBERS "])");
         } else {
-            koa_buf_adds(&x->out, neg ? "[^" : "[");
-            koa_buf_add(&x->out, koa_buf_str(&cls), cls.len);
-            koa_buf_addc(&x->out, ']');
+            ku_buf_adds(&x->out, neg ? "[^" : "[");
+            ku_buf_add(&x->out, ku_buf_str(&cls), cls.len);
+            ku_buf_addc(&x->out, ']');
         }
     }
-    koa_buf_free(&cls);
+    ku_buf_free(&cls);
 }
 
 static char *translate(const char *s, size_t n, char *err, size_t errlen)
@@ -317,8 +307,8 @@ static char *translate(const char *s, size_t n, char *err, size_t errlen)
     x.n = n;
     x.err = err;
     x.errlen = errlen;
-    koa_buf_init(&x.out);
-    koa_buf_adds(&x.out, "");
+    ku_buf_init(&x.out);
+    ku_buf_adds(&x.out, "");
     while (x.i < x.n && !x.failed) {
         char c = s[x.i];
         if (c == '\\') {
@@ -327,27 +317,27 @@ static char *translate(const char *s, size_t n, char *err, size_t errlen)
         } else if (c == '[') {
             xl_class(&x);
         } else if (c == '.') {
-            koa_buf_adds(&x.out, "[^\\n\\r\\u2028\\u2029]");
+            ku_buf_adds(&x.out, "[^\\n\\r\\u2028\\u2029]");
             x.i++;
         } else if (c == '(' && x.i + 2 < x.n && s[x.i + 1] == '?' &&
                    s[x.i + 2] != ':' && s[x.i + 2] != '=' && s[x.i + 2] != '!' &&
                    s[x.i + 2] != '<') {
             xfail(&x, "'(?%c' at offset %zu is not ECMA-262 syntax", s[x.i + 2], x.i);
         } else {
-            koa_buf_addc(&x.out, c);
+            ku_buf_addc(&x.out, c);
             x.i++;
         }
     }
     if (x.failed) {
-        koa_buf_free(&x.out);
+        ku_buf_free(&x.out);
         return NULL;
     }
     if (x.out.oom) {
         snprintf(err, errlen, "out of memory");
-        koa_buf_free(&x.out);
+        ku_buf_free(&x.out);
         return NULL;
     }
-    return koa_buf_take(&x.out);
+    return ku_buf_take(&x.out);
 }
 
 struct koa_regex *koa_regex_compile(const char *pat, size_t len, char *err,

@@ -142,33 +142,33 @@ static json_object *error_body(int code, const char *description,
 
 static json_object *issues_body(const struct issues *is)
 {
-    struct koa_buf d;
+    struct ku_buf d;
     json_object *errors = json_object_new_array(), *body;
     const struct issue *first = &is->v[0];
     size_t i, j;
 
-    koa_buf_init(&d);
+    ku_buf_init(&d);
     if (first->kind != I_MISSING && !strcmp(first->in, "path")) {
         /* Kytos says "The request body contains invalid API data." here
          * too, about a value that is not in the body: name it instead */
-        koa_buf_printf(&d, "Invalid path parameter: %s", first->name);
+        ku_buf_printf(&d, "Invalid path parameter: %s", first->name);
         if (first->kind == I_PLAIN && first->message)
-            koa_buf_printf(&d, ", %s", first->message);
+            ku_buf_printf(&d, ", %s", first->message);
         for (j = 0; first->kind == I_SCHEMA && j < first->errs.n; j++)
-            koa_buf_printf(&d, ", %s", first->errs.v[j].message);
-        koa_buf_adds(&d, ".");
+            ku_buf_printf(&d, ", %s", first->errs.v[j].message);
+        ku_buf_adds(&d, ".");
     } else {
         switch (first->kind) {
         case I_MISSING:
-            koa_buf_adds(&d, first->message ? first->message : "");
+            ku_buf_adds(&d, first->message ? first->message : "");
             break;
         case I_PLAIN:
-            koa_buf_adds(&d, INVALID_DATA);
+            ku_buf_adds(&d, INVALID_DATA);
             break;
         case I_SCHEMA:
-            koa_buf_adds(&d, INVALID_DATA);
+            ku_buf_adds(&d, INVALID_DATA);
             for (j = 0; j < first->errs.n; j++)
-                koa_buf_printf(&d, ", %s for field %s.", first->errs.v[j].message,
+                ku_buf_printf(&d, ", %s for field %s.", first->errs.v[j].message,
                                first->errs.v[j].field);
             break;
         }
@@ -195,8 +195,8 @@ static json_object *issues_body(const struct issues *is)
                                                     "more errors not reported "
                                                     "(error limit reached)"));
     }
-    body = error_body(400, d.oom ? INVALID_DATA : koa_buf_str(&d), errors);
-    koa_buf_free(&d);
+    body = error_body(400, d.oom ? INVALID_DATA : ku_buf_str(&d), errors);
+    ku_buf_free(&d);
     return body;
 }
 
@@ -231,7 +231,7 @@ static void take_param(const kytos_openapi_op *op, const struct koa_param *p,
                        struct issues *is, json_object *params)
 {
     const char *in = in_name(p->in);
-    struct koa_buf err;
+    struct ku_buf err;
     json_object *v;
 
     if (p->content_json) {
@@ -246,15 +246,15 @@ static void take_param(const kytos_openapi_op *op, const struct koa_param *p,
         check_value(op, p, v, is, params);
         return;
     }
-    koa_buf_init(&err);
+    ku_buf_init(&err);
     v = koa_param_cast(p, vals, lens, n, &err);
     if (!v) {
         add_msg(is, I_PLAIN, in, p->name, "%s",
-                err.len ? koa_buf_str(&err) : "out of memory");
-        koa_buf_free(&err);
+                err.len ? ku_buf_str(&err) : "out of memory");
+        ku_buf_free(&err);
         return;
     }
-    koa_buf_free(&err);
+    ku_buf_free(&err);
     check_value(op, p, v, is, params);
 }
 
@@ -279,7 +279,7 @@ static void missing_param(const kytos_openapi_op *op, const struct koa_param *p,
 struct pathcaps {
     struct koa_capture caps[32];
     int n;
-    struct koa_buf store; /* decoded values, NUL-separated */
+    struct ku_buf store; /* decoded values, NUL-separated */
     size_t off[32], len[32];
 };
 
@@ -291,7 +291,7 @@ static void path_params(const kytos_openapi_op *op,
     size_t i, k;
 
     pc.n = -1;
-    koa_buf_init(&pc.store);
+    ku_buf_init(&pc.store);
     if (!req->path_params && req->path) {
         size_t plen = strcspn(req->path, "?");
         for (k = 0; k < op->ntmpls && pc.n < 0; k++) {
@@ -301,10 +301,20 @@ static void path_params(const kytos_openapi_op *op,
                                       pc.caps, 32);
         }
         for (i = 0; pc.n > 0 && i < (size_t)pc.n && i < 32; i++) {
+            size_t bad;
+            long dl;
+
             pc.off[i] = pc.store.len;
-            pc.len[i] = koa_pct_decode(&pc.store, pc.caps[i].value,
-                                       pc.caps[i].value_len);
-            koa_buf_addc(&pc.store, '\0');
+            dl = koa_pct_decode(&pc.store, pc.caps[i].value, pc.caps[i].value_len, &bad);
+            if (dl < 0) {
+                char msg[80];
+                koa_pct_bad(msg, sizeof msg, pc.caps[i].value, pc.caps[i].value_len, bad, "path");
+                add_msg(is, I_PLAIN, "path", NULL, "%s", msg);
+                ku_buf_free(&pc.store);
+                return;
+            }
+            pc.len[i] = (size_t)dl;
+            ku_buf_addc(&pc.store, '\0');
         }
     }
     for (i = 0; i < op->nparams; i++) {
@@ -335,7 +345,7 @@ static void path_params(const kytos_openapi_op *op,
         }
         take_param(op, p, &val, &vlen, 1, is, params);
     }
-    koa_buf_free(&pc.store);
+    ku_buf_free(&pc.store);
 }
 
 static void query_params(const kytos_openapi_op *op,
@@ -544,18 +554,18 @@ static json_object *check_body(const kytos_openapi_op *op,
     }
     m = find_media(op, mime, mlen);
     if (!m) {
-        struct koa_buf b;
+        struct ku_buf b;
         size_t i;
-        koa_buf_init(&b);
+        ku_buf_init(&b);
         for (i = 0; i < op->nmedia; i++) {
             if (i)
-                koa_buf_adds(&b, ", ");
+                ku_buf_adds(&b, ", ");
             koa_pyrepr_str(&b, op->media[i].type, strlen(op->media[i].type));
         }
         add_msg(is, I_PLAIN, "body", NULL, "Content for the following mimetype not "
                 "found: %.*s. Valid mimetypes: [%s]", (int)(mlen > 200 ? 200 : mlen),
-                mime, koa_buf_str(&b));
-        koa_buf_free(&b);
+                mime, ku_buf_str(&b));
+        ku_buf_free(&b);
         return NULL;
     }
     {
@@ -623,17 +633,17 @@ int kytos_openapi_validate(const kytos_openapi_op *op,
         size_t mlen = strcspn(mime, ";");
         const struct koa_media *m = op->has_body ? find_media(op, mime, mlen) : NULL;
         if (!m || m->json || !req->content_type) {
-            struct koa_buf d;
+            struct ku_buf d;
             json_object *errors = json_object_new_array();
-            koa_buf_init(&d);
-            koa_buf_printf(&d, "Expected Content-Type: application/json, got: %s",
+            ku_buf_init(&d);
+            ku_buf_printf(&d, "Expected Content-Type: application/json, got: %s",
                            req->content_type ? req->content_type : "None");
             if (errors)
                 json_object_array_add(errors, err_entry("header", "Content-Type", "", NULL,
-                                                        koa_buf_str(&d)));
+                                                        ku_buf_str(&d)));
             res->status = 415;
-            res->error = error_body(415, koa_buf_str(&d), errors);
-            koa_buf_free(&d);
+            res->error = error_body(415, ku_buf_str(&d), errors);
+            ku_buf_free(&d);
             return res->status;
         }
     }

@@ -15,11 +15,11 @@
 
 char *koa_tmpl_canon(const char *prefix, const char *tmpl)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     const char *parts[2] = { prefix, tmpl };
     int k;
 
-    koa_buf_init(&b);
+    ku_buf_init(&b);
     for (k = 0; k < 2; k++) {
         const char *p = parts[k];
         if (!p)
@@ -28,36 +28,36 @@ char *koa_tmpl_canon(const char *prefix, const char *tmpl)
             if (*p == '/') {
                 /* one '/' between segments */
                 if (!b.len || b.p[b.len - 1] != '/')
-                    koa_buf_addc(&b, '/');
+                    ku_buf_addc(&b, '/');
                 p++;
             } else if (*p == '{') {
                 const char *close = strchr(p, '}');
                 const char *colon;
                 if (!close) {
-                    koa_buf_free(&b);
+                    ku_buf_free(&b);
                     return NULL;
                 }
                 if (!b.len)
-                    koa_buf_addc(&b, '/');
+                    ku_buf_addc(&b, '/');
                 colon = memchr(p, ':', (size_t)(close - p));
-                koa_buf_add(&b, p, (size_t)((colon ? colon : close) - p));
-                koa_buf_addc(&b, '}');
+                ku_buf_add(&b, p, (size_t)((colon ? colon : close) - p));
+                ku_buf_addc(&b, '}');
                 p = close + 1;
             } else {
                 if (!b.len)
-                    koa_buf_addc(&b, '/');
-                koa_buf_addc(&b, *p);
+                    ku_buf_addc(&b, '/');
+                ku_buf_addc(&b, *p);
                 p++;
             }
         }
         if (k == 0 && b.len && b.p[b.len - 1] != '/')
-            koa_buf_addc(&b, '/');
+            ku_buf_addc(&b, '/');
     }
     if (!b.len)
-        koa_buf_addc(&b, '/');
+        ku_buf_addc(&b, '/');
     if (b.len > 1 && b.p[b.len - 1] == '/')
         b.p[--b.len] = '\0';
-    return koa_buf_take(&b);
+    return ku_buf_take(&b);
 }
 
 /* Recursive matcher: t is the rest of the template, p..pe of the path. */
@@ -181,16 +181,6 @@ const kytos_openapi_op *kytos_openapi_match(const kytos_openapi_spec *spec,
         }
     }
     return best;
-}
-
-int koa_match_reason(const struct kytos_openapi_spec *spec, const char *path)
-{
-    size_t i, j;
-    for (i = 0; i < spec->nops; i++)
-        for (j = 0; j < spec->ops[i].ntmpls; j++)
-            if (match_any_slash(&spec->ops[i].tmpls[j], path) >= 0)
-                return 1;
-    return 0;
 }
 
 size_t kytos_openapi_op_count(const kytos_openapi_spec *spec)

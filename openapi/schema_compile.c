@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "util/text.h"
 
 #define KOA_COMPILE_MAX_DEPTH 400
 
@@ -112,14 +113,8 @@ static bool memo_put(struct koa_compiler *c, json_object *key,
 
 static bool push_ptr(void ***v, size_t *n, size_t *cap, void *p)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 32;
-        void **nv = realloc(*v, ncap * sizeof *nv);
-        if (!nv)
-            return false;
-        *v = nv;
-        *cap = ncap;
-    }
+    if (KU_RESERVE(*v, *cap, *n + 1) < 0)
+        return false;
     (*v)[(*n)++] = p;
     return true;
 }
@@ -148,18 +143,18 @@ void koa_compiler_done(struct koa_compiler *c, struct koa_regex ***regexes,
 static char *child_ptr(struct koa_compiler *c, const char *base,
                        const char *kw, const char *name, long idx)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     char *out;
 
-    koa_buf_init(&b);
-    koa_buf_adds(&b, base);
+    ku_buf_init(&b);
+    ku_buf_adds(&b, base);
     koa_ptr_append_token(&b, kw, strlen(kw));
     if (name)
         koa_ptr_append_token(&b, name, strlen(name));
     else if (idx >= 0)
         koa_ptr_append_index(&b, (size_t)idx);
-    out = b.oom ? NULL : koa_arena_strdup(c->arena, koa_buf_str(&b));
-    koa_buf_free(&b);
+    out = b.oom ? NULL : koa_arena_strdup(c->arena, ku_buf_str(&b));
+    ku_buf_free(&b);
     return out;
 }
 
@@ -393,12 +388,12 @@ static bool compile_discriminator(struct koa_compiler *c, struct koa_node *n,
             if (!full)
                 return false;
             {
-                struct koa_buf b;
-                koa_buf_init(&b);
-                koa_buf_adds(&b, "#/components/schemas");
+                struct ku_buf b;
+                ku_buf_init(&b);
+                ku_buf_adds(&b, "#/components/schemas");
                 koa_ptr_append_token(&b, k, strlen(k));
-                snprintf(full, need, "%s", koa_buf_str(&b));
-                koa_buf_free(&b);
+                snprintf(full, need, "%s", ku_buf_str(&b));
+                ku_buf_free(&b);
             }
             d->map[d->nmap].value = koa_arena_strdup(c->arena, k);
             d->map[d->nmap].ref = full;

@@ -66,13 +66,13 @@ static void lerr_key(struct ld *l, json_object *obj, const char *key,
 /* ptr + "/" + escaped token, as an arena string */
 static char *ptr_join(struct ld *l, const char *base, const char *tok)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     char *out;
-    koa_buf_init(&b);
-    koa_buf_adds(&b, base);
+    ku_buf_init(&b);
+    ku_buf_adds(&b, base);
     koa_ptr_append_token(&b, tok, strlen(tok));
-    out = b.oom ? NULL : koa_arena_strdup(&l->spec->arena, koa_buf_str(&b));
-    koa_buf_free(&b);
+    out = b.oom ? NULL : koa_arena_strdup(&l->spec->arena, ku_buf_str(&b));
+    ku_buf_free(&b);
     return out ? out : (char *)"";
 }
 
@@ -191,7 +191,7 @@ static bool parse_servers(struct ld *l, json_object *servers, const char *ptr,
     for (i = 0; i < n; i++) {
         json_object *sv = json_object_array_get_idx(servers, i), *url, *vars = NULL;
         const char *sptr = ptr_index(l, ptr, i);
-        struct koa_buf b;
+        struct ku_buf b;
         const char *u, *p;
         if (!json_object_is_type(sv, json_type_object) ||
             !json_object_object_get_ex(sv, "url", &url) ||
@@ -200,7 +200,7 @@ static bool parse_servers(struct ld *l, json_object *servers, const char *ptr,
             return false;
         }
         json_object_object_get_ex(sv, "variables", &vars);
-        koa_buf_init(&b);
+        ku_buf_init(&b);
         for (u = json_object_get_string(url); *u; u++) {
             if (*u == '{') {
                 const char *close = strchr(u, '}');
@@ -210,7 +210,7 @@ static bool parse_servers(struct ld *l, json_object *servers, const char *ptr,
                 if (!close || (nl = (size_t)(close - u - 1)) >= sizeof name) {
                     lerr(l, url, sptr, "malformed variable in server url '%s'",
                          json_object_get_string(url));
-                    koa_buf_free(&b);
+                    ku_buf_free(&b);
                     return false;
                 }
                 memcpy(name, u + 1, nl);
@@ -220,16 +220,16 @@ static bool parse_servers(struct ld *l, json_object *servers, const char *ptr,
                     !json_object_is_type(def, json_type_string)) {
                     lerr(l, url, sptr, "server url variable '%s' has no string "
                          "default", name);
-                    koa_buf_free(&b);
+                    ku_buf_free(&b);
                     return false;
                 }
-                koa_buf_adds(&b, json_object_get_string(def));
+                ku_buf_adds(&b, json_object_get_string(def));
                 u = close;
             } else {
-                koa_buf_addc(&b, *u);
+                ku_buf_addc(&b, *u);
             }
         }
-        u = koa_buf_str(&b);
+        u = ku_buf_str(&b);
         p = strstr(u, "://");
         if (p) {
             p = strchr(p + 3, '/');
@@ -240,7 +240,7 @@ static bool parse_servers(struct ld *l, json_object *servers, const char *ptr,
         }
         /* drop a query or fragment, keep the path */
         add_base(l, out, p, strcspn(p, "?#"));
-        koa_buf_free(&b);
+        ku_buf_free(&b);
     }
     return true;
 }
@@ -731,18 +731,18 @@ static bool compile_op(struct ld *l, const char *path, json_object *item,
         return false;
     for (i = 0; i < bases.n; i++) {
         char *canon = koa_tmpl_canon(bases.v[i], path);
-        struct koa_buf full;
+        struct ku_buf full;
         if (!canon) {
             lerr(l, item, item_ptr, "malformed path template '%s'", path);
             return false;
         }
-        koa_buf_init(&full);
-        koa_buf_adds(&full, bases.v[i]);
-        koa_buf_adds(&full, path);
-        op->tmpls[i].text = koa_arena_strdup(&l->spec->arena, koa_buf_str(&full));
+        ku_buf_init(&full);
+        ku_buf_adds(&full, bases.v[i]);
+        ku_buf_adds(&full, path);
+        op->tmpls[i].text = koa_arena_strdup(&l->spec->arena, ku_buf_str(&full));
         op->tmpls[i].canon = koa_arena_strdup(&l->spec->arena, canon);
         op->tmpls[i].nvars = (unsigned)nvars;
-        koa_buf_free(&full);
+        ku_buf_free(&full);
         free(canon);
     }
     op->ntmpls = bases.n;
@@ -923,13 +923,13 @@ static bool compile_components(struct ld *l)
         return true;
     {
         json_object_object_foreach(schemas, name, s) {
-            struct koa_buf b;
+            struct ku_buf b;
             bool ok;
-            koa_buf_init(&b);
-            koa_buf_adds(&b, "#/components/schemas");
+            ku_buf_init(&b);
+            ku_buf_adds(&b, "#/components/schemas");
             koa_ptr_append_token(&b, name, strlen(name));
-            ok = koa_compile(&l->comp, s, koa_buf_str(&b)) != NULL;
-            koa_buf_free(&b);
+            ok = koa_compile(&l->comp, s, ku_buf_str(&b)) != NULL;
+            ku_buf_free(&b);
             if (!ok)
                 return false;
         }

@@ -94,8 +94,5 @@ struct koa_capture {
 };
 int koa_tmpl_match(const char *tmpl, const char *path, size_t path_len,
                    struct koa_capture *caps, size_t maxcap);
-/* Why a path does not match anything: 1 = some path matches but not the
- * method, 0 = no path matches. */
-int koa_match_reason(const struct kytos_openapi_spec *spec, const char *path);
 
 #endif

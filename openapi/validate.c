@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "util/text.h"
 
 #define REPR_LIMIT 2048 /* bytes of one repr() in a message */
 
@@ -34,8 +35,8 @@ struct vctx {
 
 /* ---- error recording ---------------------------------------------- */
 
-static void build_paths(const struct seg *s, struct koa_buf *ptr,
-                        struct koa_buf *field)
+static void build_paths(const struct seg *s, struct ku_buf *ptr,
+                        struct ku_buf *field)
 {
     const struct seg *chain[64];
     const struct seg **v = chain;
@@ -53,13 +54,13 @@ static void build_paths(const struct seg *s, struct koa_buf *ptr,
         v[--i] = p;
     for (i = 0; i < n; i++) {
         if (i)
-            koa_buf_addc(field, '/');
+            ku_buf_addc(field, '/');
         if (v[i]->key) {
             koa_ptr_append_token(ptr, v[i]->key, strlen(v[i]->key));
-            koa_buf_adds(field, v[i]->key);
+            ku_buf_adds(field, v[i]->key);
         } else {
             koa_ptr_append_index(ptr, v[i]->idx);
-            koa_buf_printf(field, "%zu", v[i]->idx);
+            ku_buf_printf(field, "%zu", v[i]->idx);
         }
     }
     if (v != chain)
@@ -67,12 +68,12 @@ static void build_paths(const struct seg *s, struct koa_buf *ptr,
 }
 
 static void add_err_members(struct vctx *c, const struct seg *s, const char *kw,
-                            const struct koa_node *n, struct koa_buf *msg,
+                            const struct koa_node *n, struct ku_buf *msg,
                             const char **members, size_t nmembers);
 
 /* Record msg (taken) at location s. */
 static void add_err(struct vctx *c, const struct seg *s, const char *kw,
-                    const struct koa_node *n, struct koa_buf *msg)
+                    const struct koa_node *n, struct ku_buf *msg)
 {
     add_err_members(c, s, kw, n, msg, NULL, 0);
 }
@@ -88,45 +89,39 @@ static void free_members(char **v, size_t n)
 /* Record msg (taken) at location s, about these members of the object
  * at s (copied). */
 static void add_err_members(struct vctx *c, const struct seg *s, const char *kw,
-                            const struct koa_node *n, struct koa_buf *msg,
+                            const struct koa_node *n, struct ku_buf *msg,
                             const char **members, size_t nmembers)
 {
     char **mv = NULL;
     size_t i;
     struct koa_verrs *e = c->errs;
     struct koa_verr *r;
-    struct koa_buf ptr, field;
+    struct ku_buf ptr, field;
 
     if (!e) {
-        koa_buf_free(msg);
+        ku_buf_free(msg);
         return;
     }
     if (e->n >= c->lim->max_errors) {
         e->truncated = true;
         c->stop = true;
-        koa_buf_free(msg);
+        ku_buf_free(msg);
         return;
     }
-    if (e->n == e->cap) {
-        size_t ncap = e->cap ? e->cap * 2 : 8;
-        struct koa_verr *nv = realloc(e->v, ncap * sizeof *nv);
-        if (!nv) {
-            koa_buf_free(msg);
-            c->stop = true;
-            return;
-        }
-        e->v = nv;
-        e->cap = ncap;
+    if (KU_RESERVE(e->v, e->cap, e->n + 1) < 0) {
+        ku_buf_free(msg);
+        c->stop = true;
+        return;
     }
-    koa_buf_init(&ptr);
-    koa_buf_init(&field);
-    koa_buf_adds(&ptr, "");
-    koa_buf_adds(&field, "");
+    ku_buf_init(&ptr);
+    ku_buf_init(&field);
+    ku_buf_adds(&ptr, "");
+    ku_buf_adds(&field, "");
     build_paths(s, &ptr, &field);
     r = &e->v[e->n];
-    r->message = koa_buf_take(msg);
-    r->pointer = koa_buf_take(&ptr);
-    r->field = koa_buf_take(&field);
+    r->message = ku_buf_take(msg);
+    r->pointer = ku_buf_take(&ptr);
+    r->field = ku_buf_take(&field);
     r->keyword = kw;
     r->schema_ptr = n ? n->ptr : NULL;
     if (nmembers && (mv = calloc(nmembers, sizeof *mv)))
@@ -176,13 +171,13 @@ static void err_inst(struct vctx *c, const struct seg *s, const char *kw,
                      const struct koa_node *n, json_object *inst,
                      const char *text)
 {
-    struct koa_buf m;
+    struct ku_buf m;
     if (!c->errs)
         return;
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_addc(&m, ' ');
-    koa_buf_adds(&m, text);
+    ku_buf_addc(&m, ' ');
+    ku_buf_adds(&m, text);
     add_err(c, s, kw, n, &m);
 }
 
@@ -206,15 +201,15 @@ static bool type_ok(unsigned types, json_object *inst, bool d31)
     return false;
 }
 
-static void type_msg(struct koa_buf *m, const struct koa_node *n,
+static void type_msg(struct ku_buf *m, const struct koa_node *n,
                      json_object *inst)
 {
     unsigned i;
     koa_pyrepr(m, inst, REPR_LIMIT);
-    koa_buf_adds(m, " is not of type ");
+    ku_buf_adds(m, " is not of type ");
     for (i = 0; i < n->ntype_names; i++) {
         if (i)
-            koa_buf_adds(m, ", ");
+            ku_buf_adds(m, ", ");
         koa_pyrepr_str(m, n->type_names[i], strlen(n->type_names[i]));
     }
 }
@@ -223,7 +218,7 @@ static bool kw_type(struct vctx *c, const struct koa_node *n, json_object *inst,
                     const struct seg *s)
 {
     bool ok = true;
-    struct koa_buf m;
+    struct ku_buf m;
 
     if (inst == NULL && !c->lim->dialect31) {
         /* OAS 3.0 nullable, as openapi-schema-validator words it */
@@ -231,15 +226,15 @@ static bool kw_type(struct vctx *c, const struct koa_node *n, json_object *inst,
             return true;
         if (!c->errs)
             return false;
-        koa_buf_init(&m);
-        koa_buf_adds(&m, "None for not nullable");
+        ku_buf_init(&m);
+        ku_buf_adds(&m, "None for not nullable");
         add_err(c, s, "type", n, &m);
         ok = false;
     }
     if (type_ok(n->types, inst, c->lim->dialect31))
         return ok;
     if (c->errs) {
-        koa_buf_init(&m);
+        ku_buf_init(&m);
         type_msg(&m, n, inst);
         add_err(c, s, "type", n, &m);
     }
@@ -278,7 +273,7 @@ static COLD bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
                       json_object *inst, const struct seg *s)
 {
     struct koa_num x;
-    struct koa_buf m;
+    struct ku_buf m;
     const struct koa_num *lim = NULL;
     const char *word = NULL;
     bool failed = false;
@@ -291,9 +286,9 @@ static COLD bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
         if (multiple_ok(&x, &n->multiple_of))
             return true;
         if (c->errs) {
-            koa_buf_init(&m);
+            ku_buf_init(&m);
             koa_pyrepr(&m, inst, REPR_LIMIT);
-            koa_buf_adds(&m, " is not a multiple of ");
+            ku_buf_adds(&m, " is not a multiple of ");
             koa_pyrepr_num(&m, &n->multiple_of);
             add_err(c, s, "multipleOf", n, &m);
         }
@@ -340,9 +335,9 @@ static COLD bool kw_number(struct vctx *c, const struct koa_node *n, uint8_t kw,
                                              [KW_MINIMUM] = "minimum",
                                              [KW_EXCL_MAXIMUM] = "exclusiveMaximum",
                                              [KW_EXCL_MINIMUM] = "exclusiveMinimum" };
-        koa_buf_init(&m);
+        ku_buf_init(&m);
         koa_pyrepr(&m, inst, REPR_LIMIT);
-        koa_buf_adds(&m, word);
+        ku_buf_adds(&m, word);
         koa_pyrepr_num(&m, lim);
         add_err(c, s, names[kw], n, &m);
     }
@@ -406,7 +401,7 @@ static COLD bool kw_pattern(struct vctx *c, const struct koa_node *n,
                        json_object *inst, const struct seg *s)
 {
     int r;
-    struct koa_buf m;
+    struct ku_buf m;
     const char *src;
 
     if (!json_object_is_type(inst, json_type_string))
@@ -419,12 +414,12 @@ static COLD bool kw_pattern(struct vctx *c, const struct koa_node *n,
     if (!c->errs)
         return false;
     src = koa_regex_source(n->pattern);
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_adds(&m, r == 0 ? " does not match " : " could not be checked against ");
+    ku_buf_adds(&m, r == 0 ? " does not match " : " could not be checked against ");
     koa_pyrepr_str(&m, src, strlen(src));
     if (r < 0)
-        koa_buf_adds(&m, " (pattern evaluation limit exceeded)");
+        ku_buf_adds(&m, " (pattern evaluation limit exceeded)");
     add_err(c, s, "pattern", n, &m);
     return false;
 }
@@ -432,14 +427,14 @@ static COLD bool kw_pattern(struct vctx *c, const struct koa_node *n,
 static COLD bool kw_format(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
-    struct koa_buf m;
+    struct ku_buf m;
     if (!c->lim->formats || inst == NULL || koa_format_check(n->format, inst))
         return true;
     if (!c->errs)
         return false;
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_adds(&m, " is not a ");
+    ku_buf_adds(&m, " is not a ");
     koa_pyrepr_str(&m, n->format_name, strlen(n->format_name));
     add_err(c, s, "format", n, &m);
     return false;
@@ -496,21 +491,21 @@ static COLD bool kw_items(struct vctx *c, const struct koa_node *n, json_object 
         return true;
     if (is_false_node(n->items)) {
         if (c->errs) {
-            struct koa_buf m;
+            struct ku_buf m;
             size_t extra = len - start;
-            koa_buf_init(&m);
-            koa_buf_printf(&m, "Expected at most %zu item%s but found %zu extra: ",
+            ku_buf_init(&m);
+            ku_buf_printf(&m, "Expected at most %zu item%s but found %zu extra: ",
                            start, start == 1 ? "" : "s", extra);
             if (extra == 1) {
                 koa_pyrepr(&m, json_object_array_get_idx(inst, start), REPR_LIMIT);
             } else {
-                koa_buf_addc(&m, '[');
+                ku_buf_addc(&m, '[');
                 for (i = start; i < len; i++) {
                     if (i > start)
-                        koa_buf_adds(&m, ", ");
+                        ku_buf_adds(&m, ", ");
                     koa_pyrepr(&m, json_object_array_get_idx(inst, i), REPR_LIMIT);
                 }
-                koa_buf_addc(&m, ']');
+                ku_buf_addc(&m, ']');
             }
             add_err(c, s, "items", n, &m);
         }
@@ -551,7 +546,7 @@ static COLD bool kw_contains(struct vctx *c, const struct koa_node *n,
 {
     size_t i, len, matches = 0;
     int64_t min = n->min_contains >= 0 ? n->min_contains : 1;
-    struct koa_buf m;
+    struct ku_buf m;
 
     if (!json_object_is_type(inst, json_type_array))
         return true;
@@ -566,19 +561,19 @@ static COLD bool kw_contains(struct vctx *c, const struct koa_node *n,
         return true;
     if (!c->errs)
         return false;
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     if ((int64_t)matches < min) {
         if (matches == 0 && n->min_contains < 0) {
             koa_pyrepr(&m, inst, REPR_LIMIT);
-            koa_buf_adds(&m, " does not contain items matching the given schema");
+            ku_buf_adds(&m, " does not contain items matching the given schema");
         } else {
-            koa_buf_printf(&m, "Too few items match the given schema (expected at "
+            ku_buf_printf(&m, "Too few items match the given schema (expected at "
                            "least %lld but only %zu matched)", (long long)min,
                            matches);
         }
         add_err(c, s, "minContains", n, &m);
     } else {
-        koa_buf_printf(&m, "Too many items match the given schema (expected at "
+        ku_buf_printf(&m, "Too many items match the given schema (expected at "
                        "most %lld)", (long long)n->max_contains);
         add_err(c, s, "maxContains", n, &m);
     }
@@ -743,15 +738,15 @@ static COLD bool kw_pattern_props(struct vctx *c, const struct koa_node *n,
             int r = key_matches(c, n->pprops[i].re, k);
             struct seg cs = { s, k, 0 };
             if (r < 0) {
-                struct koa_buf m;
+                struct ku_buf m;
                 const char *src = koa_regex_source(n->pprops[i].re);
                 if (!c->errs)
                     return false;
-                koa_buf_init(&m);
+                ku_buf_init(&m);
                 koa_pyrepr_str(&m, k, strlen(k));
-                koa_buf_adds(&m, " could not be checked against ");
+                ku_buf_adds(&m, " could not be checked against ");
                 koa_pyrepr_str(&m, src, strlen(src));
-                koa_buf_adds(&m, " (pattern evaluation limit exceeded)");
+                ku_buf_adds(&m, " (pattern evaluation limit exceeded)");
                 add_err(c, s, "patternProperties", n, &m);
                 ok = false;
                 continue;
@@ -810,7 +805,7 @@ static COLD bool kw_additional(struct vctx *c, const struct koa_node *n,
     {
         const char *small[16], **extras = small;
         size_t nx = 0, cap = 16, i;
-        struct koa_buf m;
+        struct ku_buf m;
 
         json_object_object_foreach(inst, k, v) {
             (void)v;
@@ -838,14 +833,14 @@ static COLD bool kw_additional(struct vctx *c, const struct koa_node *n,
         /* jsonschema sorts the names (openapi-schema-validator 0.6.2
          * prints set order, which is not reproducible) */
         qsort(extras, nx, sizeof *extras, cmp_str);
-        koa_buf_init(&m);
+        ku_buf_init(&m);
         if (n->npprops) {
             for (i = 0; i < nx; i++) {
                 if (i)
-                    koa_buf_adds(&m, ", ");
+                    ku_buf_adds(&m, ", ");
                 koa_pyrepr_str(&m, extras[i], strlen(extras[i]));
             }
-            koa_buf_adds(&m, nx == 1 ? " does not match any of the regexes: "
+            ku_buf_adds(&m, nx == 1 ? " does not match any of the regexes: "
                                      : " do not match any of the regexes: ");
             {
                 /* patterns sorted, as jsonschema prints them */
@@ -856,18 +851,18 @@ static COLD bool kw_additional(struct vctx *c, const struct koa_node *n,
                 qsort(ps, np, sizeof *ps, cmp_str);
                 for (i = 0; i < np; i++) {
                     if (i)
-                        koa_buf_adds(&m, ", ");
+                        ku_buf_adds(&m, ", ");
                     koa_pyrepr_str(&m, ps[i], strlen(ps[i]));
                 }
             }
         } else {
-            koa_buf_adds(&m, "Additional properties are not allowed (");
+            ku_buf_adds(&m, "Additional properties are not allowed (");
             for (i = 0; i < nx; i++) {
                 if (i)
-                    koa_buf_adds(&m, ", ");
+                    ku_buf_adds(&m, ", ");
                 koa_pyrepr_str(&m, extras[i], strlen(extras[i]));
             }
-            koa_buf_adds(&m, nx == 1 ? " was unexpected)" : " were unexpected)");
+            ku_buf_adds(&m, nx == 1 ? " was unexpected)" : " were unexpected)");
         }
         add_err_members(c, s, "additionalProperties", n, &m, extras, nx);
         if (extras != small)
@@ -886,7 +881,7 @@ static COLD bool kw_required(struct vctx *c, const struct koa_node *n,
         return true;
     for (i = 0; i < n->nrequired; i++) {
         const char *name = n->required[i];
-        struct koa_buf m;
+        struct ku_buf m;
         if (json_object_object_get_ex(inst, name, NULL))
             continue;
         if (c->lim->write && n->nprops) {
@@ -897,9 +892,9 @@ static COLD bool kw_required(struct vctx *c, const struct koa_node *n,
         }
         if (!c->errs)
             return false;
-        koa_buf_init(&m);
+        ku_buf_init(&m);
         koa_pyrepr_str(&m, name, strlen(name));
-        koa_buf_adds(&m, " is a required property");
+        ku_buf_adds(&m, " is a required property");
         add_err_members(c, s, "required", n, &m, &name, 1);
         ok = false;
     }
@@ -945,15 +940,15 @@ static COLD bool kw_dep_required(struct vctx *c, const struct koa_node *n,
         if (!json_object_object_get_ex(inst, n->dep_req[i].name, NULL))
             continue;
         for (j = 0; j < n->dep_req[i].nreq; j++) {
-            struct koa_buf m;
+            struct ku_buf m;
             const char *r = n->dep_req[i].req[j];
             if (json_object_object_get_ex(inst, r, NULL))
                 continue;
             if (!c->errs)
                 return false;
-            koa_buf_init(&m);
+            ku_buf_init(&m);
             koa_pyrepr_str(&m, r, strlen(r));
-            koa_buf_adds(&m, " is a dependency of ");
+            ku_buf_adds(&m, " is a dependency of ");
             koa_pyrepr_str(&m, n->dep_req[i].name, strlen(n->dep_req[i].name));
             add_err(c, s, "dependentRequired", n, &m);
             ok = false;
@@ -1018,7 +1013,7 @@ static COLD bool discriminate(struct vctx *c, const struct koa_node *n,
 {
     const struct koa_disc *d = n->disc;
     json_object *pv = NULL;
-    struct koa_buf key, m;
+    struct ku_buf key, m;
     size_t lo = 0, hi = d->nmap;
     const struct koa_disc_map *hit = NULL;
     bool ok;
@@ -1026,19 +1021,19 @@ static COLD bool discriminate(struct vctx *c, const struct koa_node *n,
     if (!json_object_is_type(inst, json_type_object) ||
         !json_object_object_get_ex(inst, d->property, &pv) || !truthy(pv)) {
         if (c->errs) {
-            koa_buf_init(&m);
+            ku_buf_init(&m);
             koa_pyrepr(&m, inst, REPR_LIMIT);
-            koa_buf_adds(&m, " does not contain discriminating property ");
+            ku_buf_adds(&m, " does not contain discriminating property ");
             koa_pyrepr_str(&m, d->property, strlen(d->property));
             add_err(c, s, "discriminator", n, &m);
         }
         return false;
     }
-    koa_buf_init(&key);
+    ku_buf_init(&key);
     koa_pystr(&key, pv, 256);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int r = strcmp(d->map[mid].value, koa_buf_str(&key));
+        int r = strcmp(d->map[mid].value, ku_buf_str(&key));
         if (r == 0) {
             hit = &d->map[mid];
             break;
@@ -1050,26 +1045,26 @@ static COLD bool discriminate(struct vctx *c, const struct koa_node *n,
     }
     if (!hit || !hit->node) {
         if (c->errs) {
-            koa_buf_init(&m);
+            ku_buf_init(&m);
             koa_pyrepr(&m, inst, REPR_LIMIT);
-            koa_buf_adds(&m, " reference ");
+            ku_buf_adds(&m, " reference ");
             if (hit) {
                 koa_pyrepr_str(&m, hit->ref, strlen(hit->ref));
             } else {
-                struct koa_buf r;
-                koa_buf_init(&r);
-                koa_buf_adds(&r, "#/components/schemas/");
-                koa_buf_add(&r, koa_buf_str(&key), key.len);
-                koa_pyrepr_str(&m, koa_buf_str(&r), r.len);
-                koa_buf_free(&r);
+                struct ku_buf r;
+                ku_buf_init(&r);
+                ku_buf_adds(&r, "#/components/schemas/");
+                ku_buf_add(&r, ku_buf_str(&key), key.len);
+                koa_pyrepr_str(&m, ku_buf_str(&r), r.len);
+                ku_buf_free(&r);
             }
-            koa_buf_adds(&m, " could not be resolved");
+            ku_buf_adds(&m, " could not be resolved");
             add_err(c, s, "discriminator", n, &m);
         }
-        koa_buf_free(&key);
+        ku_buf_free(&key);
         return false;
     }
-    koa_buf_free(&key);
+    ku_buf_free(&key);
     ok = v_node(c, hit->node, inst, s);
     return ok;
 }
@@ -1108,7 +1103,7 @@ static COLD bool kw_one_of(struct vctx *c, const struct koa_node *n,
                       json_object *inst, const struct seg *s)
 {
     size_t i, nvalid = 0, valid[16];
-    struct koa_buf m;
+    struct ku_buf m;
 
     if (n->disc)
         return discriminate(c, n, inst, s);
@@ -1128,12 +1123,12 @@ static COLD bool kw_one_of(struct vctx *c, const struct koa_node *n,
         return false;
     }
     /* jsonschema: "is valid under each of <later ones...>, <first>" */
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_adds(&m, " is valid under each of ");
+    ku_buf_adds(&m, " is valid under each of ");
     for (i = 1; i < nvalid && i < 16; i++) {
         koa_pyrepr(&m, raw_sub(n, "oneOf", valid[i]), REPR_LIMIT);
-        koa_buf_adds(&m, ", ");
+        ku_buf_adds(&m, ", ");
     }
     koa_pyrepr(&m, raw_sub(n, "oneOf", valid[0]), REPR_LIMIT);
     add_err(c, s, "oneOf", n, &m);
@@ -1143,14 +1138,14 @@ static COLD bool kw_one_of(struct vctx *c, const struct koa_node *n,
 static COLD bool kw_not(struct vctx *c, const struct koa_node *n, json_object *inst,
                    const struct seg *s)
 {
-    struct koa_buf m;
+    struct ku_buf m;
     if (!probe(c, n->not_, inst, s))
         return true;
     if (!c->errs)
         return false;
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_adds(&m, " should not be valid under ");
+    ku_buf_adds(&m, " should not be valid under ");
     koa_pyrepr(&m, raw_sub(n, "not", 0), REPR_LIMIT);
     add_err(c, s, "not", n, &m);
     return false;
@@ -1168,15 +1163,15 @@ static COLD bool kw_enum(struct vctx *c, const struct koa_node *n, json_object *
                     const struct seg *s)
 {
     size_t i, len = json_object_array_length(n->enum_values);
-    struct koa_buf m;
+    struct ku_buf m;
     for (i = 0; i < len; i++)
         if (koa_json_equal(inst, json_object_array_get_idx(n->enum_values, i)))
             return true;
     if (!c->errs)
         return false;
-    koa_buf_init(&m);
+    ku_buf_init(&m);
     koa_pyrepr(&m, inst, REPR_LIMIT);
-    koa_buf_adds(&m, " is not one of ");
+    ku_buf_adds(&m, " is not one of ");
     koa_pyrepr(&m, n->enum_values, REPR_LIMIT);
     add_err(c, s, "enum", n, &m);
     return false;
@@ -1194,9 +1189,9 @@ static bool v_node(struct vctx *c, const struct koa_node *n, json_object *inst,
         return false;
     if (++c->depth > c->lim->max_eval_depth) {
         if (c->errs) {
-            struct koa_buf m;
-            koa_buf_init(&m);
-            koa_buf_printf(&m, "validation nested deeper than %u levels",
+            struct ku_buf m;
+            ku_buf_init(&m);
+            ku_buf_printf(&m, "validation nested deeper than %u levels",
                            c->lim->max_eval_depth);
             add_err(c, s, "depth", n, &m);
         }
@@ -1210,9 +1205,9 @@ static bool v_node(struct vctx *c, const struct koa_node *n, json_object *inst,
         switch (kw) {
         case KW_FALSE:
             if (c->errs) {
-                struct koa_buf m;
-                koa_buf_init(&m);
-                koa_buf_adds(&m, "False schema does not allow ");
+                struct ku_buf m;
+                ku_buf_init(&m);
+                ku_buf_adds(&m, "False schema does not allow ");
                 koa_pyrepr(&m, inst, REPR_LIMIT);
                 add_err(c, s, "false", n, &m);
             }
@@ -1223,10 +1218,10 @@ static bool v_node(struct vctx *c, const struct koa_node *n, json_object *inst,
         case KW_CONST:
             r = koa_json_equal(inst, n->const_value);
             if (!r && c->errs) {
-                struct koa_buf m;
-                koa_buf_init(&m);
+                struct ku_buf m;
+                ku_buf_init(&m);
                 koa_pyrepr(&m, n->const_value, REPR_LIMIT);
-                koa_buf_adds(&m, " was expected");
+                ku_buf_adds(&m, " was expected");
                 add_err(c, s, "const", n, &m);
             }
             break;
@@ -1267,9 +1262,9 @@ static bool v_node(struct vctx *c, const struct koa_node *n, json_object *inst,
         case KW_READ_ONLY:
             if (c->lim->write) {
                 if (c->errs) {
-                    struct koa_buf m;
-                    koa_buf_init(&m);
-                    koa_buf_adds(&m, "Tried to write read-only property with ");
+                    struct ku_buf m;
+                    ku_buf_init(&m);
+                    ku_buf_adds(&m, "Tried to write read-only property with ");
                     koa_pystr(&m, inst, REPR_LIMIT);
                     add_err(c, s, "readOnly", n, &m);
                 }

@@ -33,7 +33,7 @@ struct yconv {
     bool json;
     bool failed;
     const char *src;    /* the text being loaded */
-    struct koa_buf ptr; /* JSON pointer of the node being converted */
+    struct ku_buf ptr; /* JSON pointer of the node being converted */
     /* containers being converted, to refuse an alias to an ancestor */
     struct fy_node *stack[KOA_YAML_MAX_DEPTH + 2];
     unsigned nstack;
@@ -68,7 +68,7 @@ static void yerr(struct yconv *c, struct fy_node *n, uint32_t hl, uint32_t hc,
 
     mark_of(n, &l, &col);
     va_start(ap, fmt);
-    koa_diag_vadd(c->d, KYTOS_OPENAPI_ERROR, l, col, koa_buf_str(&c->ptr), fmt,
+    koa_diag_vadd(c->d, KYTOS_OPENAPI_ERROR, l, col, ku_buf_str(&c->ptr), fmt,
                   ap);
     va_end(ap);
     c->failed = true;
@@ -396,17 +396,17 @@ static void warn_ambiguous(struct yconv *c, struct fy_node *n, const char *s,
         return;
     mark_of(n, &l, &col);
     if (num)
-        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, koa_buf_str(&c->ptr),
+        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, ku_buf_str(&c->ptr),
                      "plain scalar '%.*s' is a different number in YAML 1.1 "
                      "(PyYAML, which Kytos uses) than in YAML 1.2; quote it or "
                      "write it unambiguously", (int)(len > 60 ? 60 : len), s);
     else if (ts)
-        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, koa_buf_str(&c->ptr),
+        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, ku_buf_str(&c->ptr),
                      "plain scalar '%.*s' is a timestamp in YAML 1.1 (PyYAML, "
                      "which Kytos uses) and a string here; quote it",
                      (int)(len > 60 ? 60 : len), s);
     else
-        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, koa_buf_str(&c->ptr),
+        koa_diag_add(c->warn, KYTOS_OPENAPI_WARNING, l, col, ku_buf_str(&c->ptr),
                      "plain scalar '%.*s' is %s in YAML 1.1 (PyYAML, which "
                      "Kytos uses) but %s in YAML 1.2; quote it or write it "
                      "unambiguously",
@@ -433,12 +433,12 @@ static enum stype resolve_json(const char *s, size_t n)
  * newlines, indentation and trailing blanks go). */
 static char *sq_decode(const char *raw, size_t n, size_t *outlen)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     size_t i = 0, pending = 0;
     bool first = true;
 
-    koa_buf_init(&b);
-    koa_buf_adds(&b, "");
+    ku_buf_init(&b);
+    ku_buf_adds(&b, "");
     while (i <= n) {
         size_t st = i, e, ls, le;
         bool last;
@@ -464,14 +464,14 @@ static char *sq_decode(const char *raw, size_t n, size_t *outlen)
             }
             if (pending)
                 while (pending--)
-                    koa_buf_addc(&b, '\n');
+                    ku_buf_addc(&b, '\n');
             else
-                koa_buf_addc(&b, ' ');
+                ku_buf_addc(&b, ' ');
             pending = 0;
         }
         first = false;
         for (; ls < le; ls++) {
-            koa_buf_addc(&b, raw[ls]);
+            ku_buf_addc(&b, raw[ls]);
             if (raw[ls] == '\'' && ls + 1 < le && raw[ls + 1] == '\'')
                 ls++;
         }
@@ -479,7 +479,7 @@ static char *sq_decode(const char *raw, size_t n, size_t *outlen)
             break;
     }
     *outlen = b.len;
-    return koa_buf_take(&b);
+    return ku_buf_take(&b);
 }
 
 /* The scalar's text; *owned is set when the caller must free it. */
@@ -934,8 +934,8 @@ int koa_yaml_load(const char *text, size_t len,
     c.warn = warn;
     c.json = looks_like_json(text, len);
     c.src = text;
-    koa_buf_init(&c.ptr);
-    koa_buf_adds(&c.ptr, "");
+    ku_buf_init(&c.ptr);
+    ku_buf_adds(&c.ptr, "");
 
     fy_diag_cfg_default(&dc);
     dc.fp = NULL;
@@ -944,7 +944,7 @@ int koa_yaml_load(const char *text, size_t len,
     fdiag = fy_diag_create(&dc);
     if (!fdiag) {
         koa_diag_add(d, KYTOS_OPENAPI_ERROR, 0, 0, "", "out of memory");
-        koa_buf_free(&c.ptr);
+        ku_buf_free(&c.ptr);
         return -1;
     }
     fy_diag_set_collect_errors(fdiag, true);
@@ -975,7 +975,7 @@ int koa_yaml_load(const char *text, size_t len,
         if (fyd)
             fy_document_destroy(fyd);
         fy_diag_destroy(fdiag);
-        koa_buf_free(&c.ptr);
+        ku_buf_free(&c.ptr);
         return -1;
     }
     if (!fy_document_root(fyd)) {
@@ -986,7 +986,7 @@ int koa_yaml_load(const char *text, size_t len,
     }
     fy_document_destroy(fyd);
     fy_diag_destroy(fdiag);
-    koa_buf_free(&c.ptr);
+    ku_buf_free(&c.ptr);
     if (c.failed) {
         json_object_put(root);
         return -1;

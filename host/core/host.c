@@ -21,8 +21,6 @@
 kh_store *kh_host_store(const kh_host *h) { return h->store; }
 kh_bus *kh_host_bus(const kh_host *h) { return h->bus; }
 kh_sb *kh_host_sb(const kh_host *h) { return h->sb; }
-const kh_config *kh_host_config(const kh_host *h) { return h->config; }
-kh_host *kh_req_host(const kytos_req *r) { return r->ctx ? r->ctx->owner : NULL; }
 
 static const struct kh_napp_ops napp_ops = {
     .ref = kh_napp_ref,

@@ -19,7 +19,6 @@ kh_store *kh_host_store(const kh_host *h);
 kh_bus *kh_host_bus(const kh_host *h);
 /* The switch-facing server (host/southbound/southbound.h); never NULL. */
 kh_sb *kh_host_sb(const kh_host *h);
-const kh_config *kh_host_config(const kh_host *h);
 /* The function table handed to every NApp (filled once). */
 const struct kytos_api *kh_host_api(void);
 /* Tests: from now on kh_host_api() gives the table of ABI 1.minor, as an
@@ -57,7 +56,5 @@ const void *kh_napp_desc_addr(const kytos_napp *n);
  * now, without calling into it again.  Safe from any thread. */
 void kh_napp_crashed(kytos_napp *n, const char *where);
 
-/* ---- requests (the rest is in http/req_api.h) ---- */
-kh_host *kh_req_host(const kytos_req *req);
 
 #endif

@@ -1,40 +1,10 @@
 /* host/core/metrics.c - GET /metrics in Prometheus' text format, built from the
  * same figures as GET /api/kytos/core/status/. */
 #include "core/hostimpl.h"
+#include "util/strbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct out {
-    char *buf;
-    size_t len, cap;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(o->buf ? o->buf + o->len : NULL, o->buf ? o->cap - o->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return;
-        if (o->buf && o->len + (size_t)n < o->cap) {
-            o->len += (size_t)n;
-            return;
-        }
-        size_t cap = o->cap ? o->cap * 2 : 8192;
-        while (cap < o->len + (size_t)n + 1)
-            cap *= 2;
-        char *nb = realloc(o->buf, cap);
-        if (!nb)
-            return;
-        o->buf = nb;
-        o->cap = cap;
-    }
-}
 
 static int64_t geti(struct json_object *o, const char *k)
 {
@@ -42,57 +12,57 @@ static int64_t geti(struct json_object *o, const char *k)
     return o && json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
 }
 
-static void pools(struct out *o, struct json_object *pools, const char *kind)
+static void pools(struct ku_buf *o, struct json_object *pools, const char *kind)
 {
     if (!pools)
         return;
     json_object_object_foreach(pools, name, p) {
-        put(o, "kytos_pool_threads{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "threads"));
-        put(o, "kytos_pool_active{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "active"));
-        put(o, "kytos_pool_queued{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "queued"));
-        put(o, "kytos_pool_rejected_total{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "rejected"));
+        ku_buf_printf(o, "kytos_pool_threads{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "threads"));
+        ku_buf_printf(o, "kytos_pool_active{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "active"));
+        ku_buf_printf(o, "kytos_pool_queued{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "queued"));
+        ku_buf_printf(o, "kytos_pool_rejected_total{kind=\"%s\",pool=\"%s\"} %lld\n", kind, name, (long long)geti(p, "rejected"));
     }
 }
 
 /* The OpenFlow server: connections, traffic, send queues, disconnects. */
-static void southbound(struct out *o, struct json_object *sb)
+static void southbound(struct ku_buf *o, struct json_object *sb)
 {
     struct json_object *v;
 
     if (!sb)
         return;
-    put(o, "# TYPE kytos_sb_connections gauge\nkytos_sb_connections %lld\n",
+    ku_buf_printf(o, "# TYPE kytos_sb_connections gauge\nkytos_sb_connections %lld\n",
         (long long)geti(sb, "connections"));
-    put(o, "# TYPE kytos_sb_connections_total counter\nkytos_sb_connections_total %lld\n",
+    ku_buf_printf(o, "# TYPE kytos_sb_connections_total counter\nkytos_sb_connections_total %lld\n",
         (long long)geti(sb, "connections_total"));
-    put(o, "# TYPE kytos_sb_bytes_total counter\n");
-    put(o, "kytos_sb_bytes_total{direction=\"in\"} %lld\n", (long long)geti(sb, "bytes_in"));
-    put(o, "kytos_sb_bytes_total{direction=\"out\"} %lld\n", (long long)geti(sb, "bytes_out"));
-    put(o, "# TYPE kytos_sb_messages_total counter\n");
-    put(o, "kytos_sb_messages_total{direction=\"in\"} %lld\n", (long long)geti(sb, "messages_in"));
-    put(o, "kytos_sb_messages_total{direction=\"out\"} %lld\n", (long long)geti(sb, "messages_out"));
-    put(o, "# TYPE kytos_sb_send_queue_bytes gauge\nkytos_sb_send_queue_bytes %lld\n",
+    ku_buf_printf(o, "# TYPE kytos_sb_bytes_total counter\n");
+    ku_buf_printf(o, "kytos_sb_bytes_total{direction=\"in\"} %lld\n", (long long)geti(sb, "bytes_in"));
+    ku_buf_printf(o, "kytos_sb_bytes_total{direction=\"out\"} %lld\n", (long long)geti(sb, "bytes_out"));
+    ku_buf_printf(o, "# TYPE kytos_sb_messages_total counter\n");
+    ku_buf_printf(o, "kytos_sb_messages_total{direction=\"in\"} %lld\n", (long long)geti(sb, "messages_in"));
+    ku_buf_printf(o, "kytos_sb_messages_total{direction=\"out\"} %lld\n", (long long)geti(sb, "messages_out"));
+    ku_buf_printf(o, "# TYPE kytos_sb_send_queue_bytes gauge\nkytos_sb_send_queue_bytes %lld\n",
         (long long)geti(sb, "send_queue_bytes"));
-    put(o, "# TYPE kytos_sb_send_queue_high_water_bytes gauge\nkytos_sb_send_queue_high_water_bytes %lld\n",
+    ku_buf_printf(o, "# TYPE kytos_sb_send_queue_high_water_bytes gauge\nkytos_sb_send_queue_high_water_bytes %lld\n",
         (long long)geti(sb, "send_queue_high_water"));
-    put(o, "kytos_sb_send_queue_limit_bytes %lld\n", (long long)geti(sb, "send_queue_limit"));
-    put(o, "# TYPE kytos_sb_raw_in_dropped_total counter\nkytos_sb_raw_in_dropped_total %lld\n",
+    ku_buf_printf(o, "kytos_sb_send_queue_limit_bytes %lld\n", (long long)geti(sb, "send_queue_limit"));
+    ku_buf_printf(o, "# TYPE kytos_sb_raw_in_dropped_total counter\nkytos_sb_raw_in_dropped_total %lld\n",
         (long long)geti(sb, "raw_in_dropped"));
-    put(o, "# TYPE kytos_sb_refused_total counter\nkytos_sb_refused_total %lld\n",
+    ku_buf_printf(o, "# TYPE kytos_sb_refused_total counter\nkytos_sb_refused_total %lld\n",
         (long long)geti(sb, "refused"));
     if (json_object_object_get_ex(sb, "disconnects", &v)) {
-        put(o, "# TYPE kytos_sb_disconnects_total counter\n");
+        ku_buf_printf(o, "# TYPE kytos_sb_disconnects_total counter\n");
         json_object_object_foreach(v, reason, n)
-            put(o, "kytos_sb_disconnects_total{reason=\"%s\"} %lld\n", reason,
+            ku_buf_printf(o, "kytos_sb_disconnects_total{reason=\"%s\"} %lld\n", reason,
                 (long long)json_object_get_int64(n));
     }
     if (json_object_object_get_ex(sb, "conns", &v) && json_object_array_length(v) > 0) {
         size_t i;
-        put(o, "# TYPE kytos_sb_conn_send_queue_bytes gauge\n");
+        ku_buf_printf(o, "# TYPE kytos_sb_conn_send_queue_bytes gauge\n");
         for (i = 0; i < json_object_array_length(v); i++) {
             struct json_object *c = json_object_array_get_idx(v, i), *peer = NULL;
             json_object_object_get_ex(c, "connection", &peer);
-            put(o, "kytos_sb_conn_send_queue_bytes{id=\"%lld\",peer=\"%s\"} %lld\n",
+            ku_buf_printf(o, "kytos_sb_conn_send_queue_bytes{id=\"%lld\",peer=\"%s\"} %lld\n",
                 (long long)geti(c, "id"), peer ? json_object_get_string(peer) : "",
                 (long long)geti(c, "send_queue_bytes"));
         }
@@ -103,29 +73,29 @@ static int metrics_get(kytos_req *r, void *ud)
 {
     kh_host *h = ud;
     struct json_object *st = kh_host_status(h), *http = NULL, *ev = NULL, *napps = NULL, *v = NULL;
-    struct out o = {0};
+    struct ku_buf o = KU_BUF_INIT;
     int rc;
 
     json_object_object_get_ex(st, "http", &http);
     json_object_object_get_ex(st, "events", &ev);
     json_object_object_get_ex(st, "napps", &napps);
-    put(&o, "# TYPE kytos_http_requests_total counter\nkytos_http_requests_total %lld\n",
+    ku_buf_printf(&o, "# TYPE kytos_http_requests_total counter\nkytos_http_requests_total %lld\n",
         (long long)geti(http, "requests_served"));
-    put(&o, "# TYPE kytos_http_in_flight gauge\nkytos_http_in_flight %lld\n", (long long)geti(http, "in_flight"));
-    put(&o, "# TYPE kytos_http_rejected_total counter\n");
-    put(&o, "kytos_http_rejected_total{code=\"503\"} %lld\n", (long long)geti(http, "rejected_503"));
-    put(&o, "kytos_http_rejected_total{code=\"429\"} %lld\n", (long long)geti(http, "rejected_429"));
-    put(&o, "kytos_http_timeouts_total %lld\n", (long long)geti(http, "timeouts_504"));
-    put(&o, "# TYPE kytos_http_reclaimed_idle_total counter\nkytos_http_reclaimed_idle_total %lld\n",
+    ku_buf_printf(&o, "# TYPE kytos_http_in_flight gauge\nkytos_http_in_flight %lld\n", (long long)geti(http, "in_flight"));
+    ku_buf_printf(&o, "# TYPE kytos_http_rejected_total counter\n");
+    ku_buf_printf(&o, "kytos_http_rejected_total{code=\"503\"} %lld\n", (long long)geti(http, "rejected_503"));
+    ku_buf_printf(&o, "kytos_http_rejected_total{code=\"429\"} %lld\n", (long long)geti(http, "rejected_429"));
+    ku_buf_printf(&o, "kytos_http_timeouts_total %lld\n", (long long)geti(http, "timeouts_504"));
+    ku_buf_printf(&o, "# TYPE kytos_http_reclaimed_idle_total counter\nkytos_http_reclaimed_idle_total %lld\n",
         (long long)geti(http, "reclaimed_idle"));
-    put(&o, "kytos_http_errors_500_total %lld\n", (long long)geti(http, "errors_500"));
-    put(&o, "kytos_uptime_seconds %lld\n", (long long)geti(st, "uptime_seconds"));
-    put(&o, "kytos_log_dropped_total %lld\n", (long long)geti(st, "log_dropped"));
+    ku_buf_printf(&o, "kytos_http_errors_500_total %lld\n", (long long)geti(http, "errors_500"));
+    ku_buf_printf(&o, "kytos_uptime_seconds %lld\n", (long long)geti(st, "uptime_seconds"));
+    ku_buf_printf(&o, "kytos_log_dropped_total %lld\n", (long long)geti(st, "log_dropped"));
     if (napps) {
         json_object_object_foreach(napps, id, n) {
             struct json_object *s = NULL;
             json_object_object_get_ex(n, "state", &s);
-            put(&o, "kytos_napp_info{napp=\"%s\",state=\"%s\"} 1\n", id, s ? json_object_get_string(s) : "?");
+            ku_buf_printf(&o, "kytos_napp_info{napp=\"%s\",state=\"%s\"} 1\n", id, s ? json_object_get_string(s) : "?");
         }
     }
     if (json_object_object_get_ex(st, "http_pools", &v))
@@ -134,17 +104,17 @@ static int metrics_get(kytos_req *r, void *ud)
         pools(&o, v, "events");
     if (ev && json_object_object_get_ex(ev, "buffers", &v)) {
         json_object_object_foreach(v, name, b) {
-            put(&o, "kytos_event_buffer_depth{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "depth"));
-            put(&o, "kytos_event_buffer_high_water{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "high_water"));
-            put(&o, "kytos_event_buffer_drops_total{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "drops"));
+            ku_buf_printf(&o, "kytos_event_buffer_depth{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "depth"));
+            ku_buf_printf(&o, "kytos_event_buffer_high_water{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "high_water"));
+            ku_buf_printf(&o, "kytos_event_buffer_drops_total{buffer=\"%s\"} %lld\n", name, (long long)geti(b, "drops"));
         }
     }
     if (ev && json_object_object_get_ex(ev, "dead_letter", &v))
-        put(&o, "kytos_dead_letter_events %lld\n", (long long)geti(v, "count"));
+        ku_buf_printf(&o, "kytos_dead_letter_events %lld\n", (long long)geti(v, "count"));
     southbound(&o, json_object_object_get_ex(st, "southbound", &v) ? v : NULL);
     json_object_put(st);
-    rc = kh_resp_raw(r, 200, "text/plain; version=0.0.4", o.buf ? o.buf : "", o.len);
-    free(o.buf);
+    rc = kh_resp_raw(r, 200, "text/plain; version=0.0.4", ku_buf_str(&o), o.len);
+    ku_buf_free(&o);
     return rc;
 }
 

@@ -229,15 +229,6 @@ int kh_buffer_commit(kh_buffer *b, struct kh_ev *e)
     return rc;
 }
 
-void kh_buffer_cancel(kh_buffer *b)
-{
-    pthread_mutex_lock(&b->mu);
-    b->reserved--;
-    if (b->putters)
-        pthread_cond_signal(&b->not_full);
-    pthread_mutex_unlock(&b->mu);
-}
-
 int kh_buffer_put_force(kh_buffer *b, struct kh_ev *e)
 {
     int rc = 0;
@@ -331,5 +322,4 @@ size_t kh_buffer_depth(kh_buffer *b)
     return n;
 }
 
-size_t kh_buffer_maxsize(const kh_buffer *b) { return b->maxsize; }
 const char *kh_buffer_name(const kh_buffer *b) { return b->name; }

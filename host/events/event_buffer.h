@@ -38,7 +38,6 @@ int kh_buffer_put(kh_buffer *b, struct kh_ev *e, int timeout_ms);
  * observer about an event before any consumer can see it. */
 int kh_buffer_reserve(kh_buffer *b, int timeout_ms);
 int kh_buffer_commit(kh_buffer *b, struct kh_ev *e);
-void kh_buffer_cancel(kh_buffer *b);
 /* Ignores the bound and the closed flag (the shutdown event). */
 int kh_buffer_put_force(kh_buffer *b, struct kh_ev *e);
 /* Blocks for the next event; NULL once closed and empty, or aborted. */
@@ -48,7 +47,6 @@ void kh_buffer_close(kh_buffer *b);
 size_t kh_buffer_abort(kh_buffer *b);
 void kh_buffer_stats(kh_buffer *b, struct kh_buffer_stats *s);
 size_t kh_buffer_depth(kh_buffer *b);
-size_t kh_buffer_maxsize(const kh_buffer *b);
 const char *kh_buffer_name(const kh_buffer *b);
 
 #endif

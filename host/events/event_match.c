@@ -272,16 +272,6 @@ size_t kh_subtab_remove_napp(kh_subtab *t, kytos_napp *napp, struct kh_sub ***ou
     return n;
 }
 
-size_t kh_subtab_remove_all(kh_subtab *t, struct kh_sub ***out)
-{
-    size_t n;
-
-    pthread_mutex_lock(&t->mu);
-    n = take_locked(t, NULL, 1, out);
-    pthread_mutex_unlock(&t->mu);
-    return n;
-}
-
 size_t kh_subtab_snapshot(kh_subtab *t, struct kh_sub ***out)
 {
     size_t i, n;

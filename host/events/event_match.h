@@ -81,8 +81,6 @@ void kh_match_unref(struct kh_match *m);
  * *out gets a malloc'd array of the subs (the table's references move to
  * the caller).  Returns how many; empties the cache when any. */
 size_t kh_subtab_remove_napp(kh_subtab *t, kytos_napp *napp, struct kh_sub ***out);
-/* Every subscription, for shutdown: same ownership as remove_napp. */
-size_t kh_subtab_remove_all(kh_subtab *t, struct kh_sub ***out);
 /* A referenced copy of the subscriptions (they stay in the table). */
 size_t kh_subtab_snapshot(kh_subtab *t, struct kh_sub ***out);
 void kh_subtab_stats(kh_subtab *t, struct kh_subtab_stats *st);

@@ -695,13 +695,3 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     kh_idle_conns_free(s->idle);
     free(s);
 }
-
-struct json_object *kh_http_status(struct kh_http *s)
-{
-    struct json_object *o = json_object_new_object();
-    json_object_object_add(o, "port", json_object_new_int((int)s->port));
-    json_object_object_add(o, "connections", json_object_new_int64(atomic_load(&s->connections)));
-    json_object_object_add(o, "connections_total",
-                           json_object_new_int64((int64_t)atomic_load(&s->connections_total)));
-    return o;
-}

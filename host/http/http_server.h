@@ -16,6 +16,5 @@ struct kh_http *kh_http_start(struct kh_http_ctx *ctx, const kh_config *cfg, cha
 unsigned kh_http_port(const struct kh_http *s);
 /* Stop accepting; wait for in-flight requests up to timeout; stop. */
 void kh_http_stop(struct kh_http *s, int timeout_ms);
-struct json_object *kh_http_status(struct kh_http *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* host/http/request.c - kytos_req: target parsing, arena, accessors, responses. */
 #include "http/request.h"
 #include "http/http_ctx.h"
+#include "util/text.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -146,38 +147,14 @@ static char *arena_strndup(kytos_req *r, const char *s, size_t n)
 
 /* ---- target ---- */
 
-static int hexval(int c)
+/* "Bad percent-encoding '%zz' in path": a bad escape named in the 400. */
+static int bad_escape(const char *s, size_t len, size_t at, const char *where, char *err,
+                      size_t errlen)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+    int n = (int)(len - at < 3 ? len - at : 3);
 
-long kh_percent_decode(const char *in, size_t len, char *out, int plus_is_space)
-{
-    size_t i, o = 0;
-    for (i = 0; i < len; i++) {
-        int c = (unsigned char)in[i];
-        if (c == '%') {
-            int hi, lo;
-            if (i + 2 >= len)
-                return -1;
-            hi = hexval((unsigned char)in[i + 1]);
-            lo = hexval((unsigned char)in[i + 2]);
-            if (hi < 0 || lo < 0)
-                return -1;
-            c = hi * 16 + lo;
-            if (c == 0)
-                return -1;  /* a NUL would cut the string */
-            i += 2;
-        } else if (c == '+' && plus_is_space) {
-            c = ' ';
-        }
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return (long)o;
+    snprintf(err, errlen, "Bad percent-encoding '%.*s' in %s", n, s + at, where);
+    return 400;
 }
 
 /* Query pairs a request may have: more is a 400 (nginx-style limit), not
@@ -198,7 +175,7 @@ int kh_req_set_target(kytos_req *r, const char *method, const char *target, char
                       size_t errlen)
 {
     const char *q, *p, *end;
-    size_t plen, off = 0;
+    size_t plen, off = 0, bad;
     char *path;
     size_t mlen = method ? strnlen(method, sizeof r->method) : sizeof r->method;
 
@@ -221,6 +198,8 @@ int kh_req_set_target(kytos_req *r, const char *method, const char *target, char
                  QUERY_PAIRS_MAX);
         return 400;
     }
+    if (q && ku_pct_decode(q + 1, strlen(q + 1), NULL, KU_PCT_PLUS | KU_PCT_NO_NUL, &bad) < 0)
+        return bad_escape(q + 1, strlen(q + 1), bad, "query", err, errlen);
     plen = q ? (size_t)(q - target) : strlen(target);
     if (q)
         r->raw_query = arena_strndup(r, q + 1, strlen(q + 1));
@@ -251,11 +230,9 @@ int kh_req_set_target(kytos_req *r, const char *method, const char *target, char
             snprintf(err, errlen, "out of memory");
             return 500;
         }
-        dl = kh_percent_decode(p, len, seg, 0);
-        if (dl < 0) {
-            snprintf(err, errlen, "Bad percent-encoding in path");
-            return 400;
-        }
+        dl = ku_pct_decode(p, len, seg, KU_PCT_NO_NUL, &bad);
+        if (dl < 0)
+            return bad_escape(p, len, bad, "path", err, errlen);
         r->segs[r->nsegs++] = seg;
         if (off > 1)
             path[off++] = '/';
@@ -383,8 +360,8 @@ static void parse_query(kytos_req *r)
         size_t vlen = eq ? len - klen - 1 : 0;
         char *k = kh_req_alloc(r, klen + 1), *v = kh_req_alloc(r, vlen + 1);
 
-        if (len > 0 && k && v && kh_percent_decode(p, klen, k, 1) >= 0 &&
-            kh_percent_decode(eq ? eq + 1 : "", vlen, v, 1) >= 0) {
+        if (len > 0 && k && v && ku_pct_decode(p, klen, k, KU_PCT_PLUS | KU_PCT_NO_NUL, NULL) >= 0 &&
+            ku_pct_decode(eq ? eq + 1 : "", vlen, v, KU_PCT_PLUS | KU_PCT_NO_NUL, NULL) >= 0) {
             r->query[i].key = k;
             r->query[i].value = v;
             i++;

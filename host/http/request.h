@@ -116,8 +116,6 @@ int kh_req_set_target(kytos_req *r, const char *method, const char *target, char
                       size_t errlen);
 /* Append body bytes with the cap (body_limit); sets body_too_big past it. */
 void kh_req_append_body(kytos_req *r, const char *data, size_t len);
-/* Percent-decode in place rules: returns the decoded length or -1. */
-long kh_percent_decode(const char *in, size_t len, char *out, int plus_is_space);
 
 /* Drop the response body (free it, or hand a static one back). */
 void kh_req_drop_body(kytos_req *r);

@@ -12,8 +12,9 @@ host_libkh_store_la_SOURCES = \
 host_libkh_store_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MONGOC_CFLAGS)
 host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) -lm
 
-# Store tests link the store library alone (no host core).
-STORE_TEST_LIBS = host/libkh_store.la $(TEST_LIBS)
+# Store tests link the store library alone (no host core), with util/
+# (which the host gets through openapi/libkytos-openapi-core.la).
+STORE_TEST_LIBS = host/libkh_store.la util/libkytos-util.la $(TEST_LIBS)
 
 check_PROGRAMS += tests/store/check_store_doc tests/store/check_store_sqlite \
 	tests/store/check_store_memory
@@ -39,7 +40,7 @@ TESTS += tests/store/crash.sh
 EXTRA_DIST += tests/store/crash.sh tests/store/README.md
 tests_store_crash_writer_SOURCES = tests/store/crash_writer.c
 tests_store_crash_writer_CFLAGS = $(AM_CFLAGS)
-tests_store_crash_writer_LDADD = host/libkh_store.la $(JSONC_LIBS)
+tests_store_crash_writer_LDADD = host/libkh_store.la util/libkytos-util.la $(JSONC_LIBS)
 
 # MongoDB: the conformance suite against a real server (KYTOS_TEST_MONGODB_URI,
 # skipped without it) and a wire-level test against mockupdb.
@@ -52,16 +53,16 @@ tests_store_check_store_mongo_CFLAGS = $(TEST_CC)
 tests_store_check_store_mongo_LDADD = $(STORE_TEST_LIBS)
 tests_store_mongo_driver_SOURCES = tests/store/mongo_driver.c
 tests_store_mongo_driver_CFLAGS = $(AM_CFLAGS)
-tests_store_mongo_driver_LDADD = host/libkh_store.la $(JSONC_LIBS)
+tests_store_mongo_driver_LDADD = host/libkh_store.la util/libkytos-util.la $(JSONC_LIBS)
 
 # make bench: embedded store throughput (the lead wires it into the bench target).
 noinst_PROGRAMS += bench/store_bench
 bench_store_bench_SOURCES = bench/store_bench.c
 bench_store_bench_CFLAGS = $(AM_CFLAGS)
-bench_store_bench_LDADD = host/libkh_store.la $(JSONC_LIBS)
+bench_store_bench_LDADD = host/libkh_store.la util/libkytos-util.la $(JSONC_LIBS)
 
 # Instruction counts of store writes under callgrind (see its header).
 noinst_PROGRAMS += tests/store/store_perf
 tests_store_store_perf_SOURCES = tests/store/store_perf.c
 tests_store_store_perf_CFLAGS = $(AM_CFLAGS)
-tests_store_store_perf_LDADD = host/libkh_store.la $(JSONC_LIBS)
+tests_store_store_perf_LDADD = host/libkh_store.la util/libkytos-util.la $(JSONC_LIBS)

@@ -8,6 +8,7 @@
 #ifndef KH_STORE_DOC_H
 #define KH_STORE_DOC_H
 
+#include "util/strbuf.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
@@ -58,24 +59,7 @@ struct kh_num {
 int kh_num_get(struct json_object *v, struct kh_num *n);
 int kh_num_cmp(const struct kh_num *a, const struct kh_num *b);
 
-/* ---- a growable byte buffer ----
- * Starts on caller storage (often the stack), so that a small document
- * needs no malloc; moves to the heap past that.  p is NUL terminated. */
-struct kh_buf {
-    char *p;
-    size_t n, cap;
-    int heap;                 /* p is malloc'd */
-    int oom;                  /* a reserve failed (sticky) */
-};
-#define KH_BUF_ON(storage) {(storage), 0, sizeof(storage), 0, 0}
-int kh_buf_grow(struct kh_buf *b, size_t more);
-/* Room for more bytes and a NUL; 0 or KYTOS_ENOMEM (and oom set). */
-static inline int kh_buf_reserve(struct kh_buf *b, size_t more)
-{
-    return b->cap > b->n && more < b->cap - b->n ? 0 : kh_buf_grow(b, more);
-}
-int kh_buf_add(struct kh_buf *b, const void *data, size_t len);
-void kh_buf_free(struct kh_buf *b);
+/* ---- the growable byte buffer: struct ku_buf (util/strbuf.h) ---- */
 
 /* ---- documents ---- */
 /* Append v's JSON text to b, checking it as kh_value_check does (v at
@@ -83,16 +67,16 @@ void kh_buf_free(struct kh_buf *b);
  * The text is byte for byte json-c's (JSON_C_TO_STRING_PLAIN |
  * JSON_C_TO_STRING_NOSLASHESCAPE; json-c itself writes doubles), so stored
  * text never depends on which path wrote it: unique indexes compare it. */
-int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+int kh_json_write(struct ku_buf *b, struct json_object *v, int depth, const char *what,
                   struct kytos_error *err);
 /* Append s (len bytes) as a JSON string; KYTOS_EINVAL if not UTF-8. */
-int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
+int kh_json_write_str(struct ku_buf *b, const char *s, size_t len, const char *what,
                       struct kytos_error *err);
 /* Check doc for storage (an object; depth <= KH_STORE_MAX_DEPTH; finite
  * numbers; "_id", if present, a string equal to id) and append its text
  * to b, with "_id": id first when doc has none.  doc is only read (json-c
  * caches the text of doubles in them, as json_object_to_json_string does). */
-int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id,
+int kh_doc_write(struct ku_buf *b, struct json_object *doc, const char *id,
                  struct kytos_error *err);
 /* The same, into a malloc'd *text. */
 int kh_doc_encode(struct json_object *doc, const char *id, char **text, size_t *len,
@@ -135,7 +119,7 @@ struct kh_plan {
  * appended to b.  Returns 0, 1 if the update has more than
  * KH_PLAN_MAX_FIELDS fields (no plan), or an error (values are checked
  * again as they are written). */
-int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b,
+int kh_plan_make(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
                  struct kytos_error *err);
 /* 1 if a $set (with inserting, also $setOnInsert) value puts an array on
  * the path key.  (A plan applied by kh_plan_splice() goes through objects
@@ -150,12 +134,12 @@ int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int in
  * array, a scalar or null; escaped field names; \\u escapes but control
  * characters; odd numbers -- it returns 1 and leaves b as it was, for the
  * general path to decide.  Returns 0 done, 1, or an error. */
-int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
+int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct ku_buf *b,
                    struct kytos_error *err);
 /* The new document {"_id": id, <$set and $setOnInsert fields>} of an
  * upsert, appended to b, as kh_update_apply() on {"_id": id} makes it.
  * Returns 0, 1 (!text_ok: the general path), or an error. */
-int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
+int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct ku_buf *b,
                     struct kytos_error *err);
 /* 1 if s (len bytes) is valid UTF-8. */
 int kh_utf8_valid(const char *s, size_t len);

@@ -88,7 +88,7 @@ struct sq_store {
     int sync_full;
     pthread_mutex_t wmu;          /* the writer connection */
     struct sq_conn writer;
-    struct kh_buf wbuf;           /* the writer's scratch text (wmu held) */
+    struct ku_buf wbuf;           /* the writer's scratch text (wmu held) */
     pthread_mutex_t rmu;          /* the reader pool */
     pthread_cond_t rcv;
     struct sq_conn *readers;
@@ -133,27 +133,20 @@ struct sq_match {
 /* The per-statement context of kh_splice() (the fast path of a patch). */
 struct sq_splice {
     const struct kh_plan *pl;
-    struct kh_buf *b;
+    struct ku_buf *b;
     size_t off, len;              /* the new text in b */
     int rc;                       /* 1: the general path; < 0: err */
     struct kytos_error err;
 };
 
 
-/* small string builder */
-struct sb {
-    char *p;
-    size_t n, cap;
-    int oom;
-};
-
 /* store_sqlite_commit.c */
-int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct kh_buf *texts, size_t *offs,
+int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct ku_buf *texts, size_t *offs,
                    size_t *bad, struct kytos_error *e);
 int sq_bulk_fail(int rc, const struct kytos_write *ops, size_t n, size_t bad,
                  const struct kytos_error *e, struct kytos_error *err);
 int sq_bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *ops, size_t n,
-                const struct kh_buf *texts, const size_t *offs, size_t *bad,
+                const struct ku_buf *texts, const size_t *offs, size_t *bad,
                 struct kytos_error *e);
 int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_write *ops, size_t n,
             struct kytos_error *err);
@@ -166,13 +159,11 @@ int sq_patch(struct kh_store_backend *b, const char *coll, const char *id,
              struct kytos_error *err);
 int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
            struct json_object *doc, int insert_only, struct kytos_error *err);
-void sq_wq_batch(struct sq_store *s, struct sq_wreq *list, int n);
 
 /* store_sqlite_conn.c */
 void sq_coll_sql(char *sql, const char *pre, const char *coll, const char *post);
 struct sq_conn *sq_reader_get(struct sq_store *s);
 void sq_reader_put(struct sq_store *s, struct sq_conn *c);
-void sb_add(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sq_begin(struct sq_conn *c, struct kytos_error *err);
 int sq_commit(struct sq_conn *c, struct kytos_error *err);
 void sq_done(sqlite3_stmt *st);

@@ -79,7 +79,7 @@ static int wq_one(struct sq_store *s, struct sq_wreq *r)
     }
 }
 
-void sq_wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
+static void wq_batch(struct sq_store *s, struct sq_wreq *list, int n)
 {
     struct kytos_error e = {0};
     struct sq_wreq *r;
@@ -201,7 +201,7 @@ static int wq_submit(struct sq_store *s, struct sq_wreq *r)
             if (!rest)
                 s->qtail = &s->qhead;
             pthread_mutex_unlock(&s->qmu);
-            sq_wq_batch(s, list, n);
+            wq_batch(s, list, n);
             pthread_mutex_lock(&s->qmu);
             /* wake only these; x cannot return (and vanish) before qmu is free */
             for (struct sq_wreq *x = list, *nx; x; x = nx) {
@@ -240,7 +240,7 @@ int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
     struct sq_store *s = (struct sq_store *)b;
     struct sq_wreq r = {.kind = insert_only ? WQ_INSERT : WQ_PUT, .coll = coll, .id = id, .doc = doc};
     char mem[4096];
-    struct kh_buf text = KH_BUF_ON(mem);
+    struct ku_buf text = KU_BUF_ON(mem);
     int rc;
 
     /* encode before queueing: the writer is the bottleneck (a leader may
@@ -249,13 +249,13 @@ int sq_put(struct kh_store_backend *b, const char *coll, const char *id,
     r.arriving = 1;
     if ((rc = kh_doc_write(&text, doc, id, err)) < 0) {
         atomic_fetch_sub_explicit(&s->arriving, 1, memory_order_relaxed);
-        kh_buf_free(&text);
+        ku_buf_free(&text);
         return rc;
     }
     r.text = text.p;
-    r.len = text.n;
+    r.len = text.len;
     wq_submit(s, &r);
-    kh_buf_free(&text);
+    ku_buf_free(&text);
     return wq_result(&r, err);
 }
 
@@ -304,26 +304,26 @@ static const char *op_name(int op)
 
 /* A bulk write's puts encoded before the writer lock (offs: n + 1 entries);
  * 0, or the error with *bad the op at fault. */
-int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct kh_buf *texts, size_t *offs,
+int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct ku_buf *texts, size_t *offs,
                    size_t *bad, struct kytos_error *e)
 {
     size_t k;
     int rc = 0;
 
     for (k = 0; k < n && rc == 0; k++) {
-        offs[k] = texts->n;
+        offs[k] = texts->len;
         if (ops[k].op == KYTOS_WRITE_PUT || ops[k].op == KYTOS_WRITE_INSERT)
             rc = kh_doc_write(texts, ops[k].doc, ops[k].id, e);
         if (rc < 0)
             *bad = k;
     }
-    offs[k] = texts->n;
+    offs[k] = texts->len;
     return rc;
 }
 
 /* The ops, inside the writer's open transaction (wmu held). */
 int sq_bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *ops, size_t n,
-                const struct kh_buf *texts, const size_t *offs, size_t *bad,
+                const struct ku_buf *texts, const size_t *offs, size_t *bad,
                 struct kytos_error *e)
 {
     size_t k;
@@ -364,7 +364,7 @@ int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_wri
 {
     struct sq_store *s = (struct sq_store *)b;
     struct kytos_error e = {0};
-    struct kh_buf texts = {0};    /* every put's text, one after the other */
+    struct ku_buf texts = {0};    /* every put's text, one after the other */
     size_t *offs, bad = n;
     int rc;
 
@@ -386,7 +386,7 @@ int sq_bulk(struct kh_store_backend *b, const char *coll, const struct kytos_wri
     }
     if (rc < 0)
         sq_bulk_fail(rc, ops, n, bad, &e, err);
-    kh_buf_free(&texts);
+    ku_buf_free(&texts);
     free(offs);
     return rc;
 }

@@ -11,40 +11,6 @@
 #include <time.h>
 #include "store/store_sqlite.h"
 
-/* ---- small string builder ---- */
-void sb_add(struct sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->oom)
-        return;
-    for (;;) {
-        size_t room = b->cap - b->n;
-        va_start(ap, fmt);
-        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && (size_t)n < room) {
-            b->n += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->n + (size_t)n + 1)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-}
-
 /* ---- errors ---- */
 
 int sq_fail(sqlite3 *db, int rc, struct kytos_error *err, const char *coll, const char *id)
@@ -264,9 +230,9 @@ static void sq_splice_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error(ctx, "kh_splice() is internal", -1);
         return;
     }
-    x->off = x->b->n;
+    x->off = x->b->len;
     x->rc = kh_plan_splice(x->pl, text, (size_t)sqlite3_value_bytes(argv[1]), x->b, &x->err);
-    if (x->rc == 0 && (x->len = x->b->n - x->off) > KH_STORE_MAX_DOC)
+    if (x->rc == 0 && (x->len = x->b->len - x->off) > KH_STORE_MAX_DOC)
         x->rc = 1; /* the general path reports it */
     if (x->rc != 0) {
         sqlite3_result_error(ctx, "kh_splice: not here", -1);
@@ -533,7 +499,7 @@ static void sq_close(struct kh_store_backend *b)
         conn_close(&s->readers[k]);
     free(s->readers);
     conn_close(&s->writer);
-    kh_buf_free(&s->wbuf);
+    ku_buf_free(&s->wbuf);
     for (int k = 0; k < s->ncolls; k++)
         sq_coll_free(s->colls[k]);
     free(s->colls);

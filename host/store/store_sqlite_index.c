@@ -163,7 +163,7 @@ int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
     struct sq_store *s = (struct sq_store *)b;
     struct sq_index ix = {0}, *nix;
     struct sq_coll *c;
-    struct sb sql = {0};
+    struct ku_buf sql = {0};
     sqlite3_stmt *st;
     int rc, exists = 0;
 
@@ -198,16 +198,16 @@ int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
     }
     if (exists)
         goto unlock;
-    sb_add(&sql, "CREATE %sINDEX \"i:%s:%s\" ON \"c:%s\"(", ix.unique ? "UNIQUE " : "", coll, name, coll);
+    ku_buf_printf(&sql, "CREATE %sINDEX \"i:%s:%s\" ON \"c:%s\"(", ix.unique ? "UNIQUE " : "", coll, name, coll);
     for (int k = 0; k < ix.nkeys; k++) {
         char expr[KH_PATH_MAX * 2 + 96];
         if (sq_key_expr(&ix.keys[k], ix.unique, expr, sizeof(expr)) < 0) {
             rc = kh_store_err(err, KYTOS_EINVAL, "index key '%.100s' is too long", ix.keys[k].text);
             goto unlock;
         }
-        sb_add(&sql, "%s%s%s", k ? "," : "", expr, ix.dirs[k] < 0 ? " DESC" : "");
+        ku_buf_printf(&sql, "%s%s%s", k ? "," : "", expr, ix.dirs[k] < 0 ? " DESC" : "");
     }
-    sb_add(&sql, ")");
+    ku_buf_printf(&sql, ")");
     if (sql.oom) {
         rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
         goto unlock;
@@ -256,6 +256,6 @@ unlock:
     pthread_mutex_unlock(&s->wmu);
 out:
     sq_index_clear(&ix);
-    free(sql.p);
+    ku_buf_free(&sql);
     return rc;
 }

@@ -155,10 +155,10 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
     if (sqlite3_changes(s->writer.db) == 0) {
         if (!(flags & KYTOS_STORE_UPSERT))
             return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-        x.off = s->wbuf.n;
+        x.off = s->wbuf.len;
         if ((rc = kh_plan_new_doc(pl, id, &s->wbuf, err)) != 0)
             return rc;
-        if ((x.len = s->wbuf.n - x.off) > KH_STORE_MAX_DOC)
+        if ((x.len = s->wbuf.len - x.off) > KH_STORE_MAX_DOC)
             return 1; /* the general path reports it */
         /* plan_multikey() said no index turns multikey: no doc to look at */
         if ((rc = sq_w_store(s, coll, id, s->wbuf.p + x.off, x.len, NULL, 1, err)) < 0)
@@ -176,7 +176,7 @@ static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, st
     struct kh_plan pl;
     int rc;
 
-    s->wbuf.n = 0;
+    s->wbuf.len = 0;
     if ((rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
         return rc;
     if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC ||
@@ -189,7 +189,7 @@ int sq_w_patch(struct sq_store *s, const char *coll, const char *id, struct json
                unsigned flags, struct json_object **out, struct kytos_error *err)
 {
     struct json_object *doc;
-    struct kh_buf *b = &s->wbuf;
+    struct ku_buf *b = &s->wbuf;
     int rc, inserting = 0;
 
     if ((rc = w_patch_fast(s, coll, id, update, flags, out, err)) <= 0)
@@ -206,16 +206,16 @@ int sq_w_patch(struct sq_store *s, const char *coll, const char *id, struct json
         }
         inserting = 1;
     }
-    b->n = 0;
+    b->len = 0;
     if ((rc = kh_update_apply(doc, update, inserting, err)) < 0 ||
         (rc = kh_json_write(b, doc, 1, "updated document", err)) < 0)
         goto fail;
-    if (b->n > KH_STORE_MAX_DOC) {
-        rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", b->n,
+    if (b->len > KH_STORE_MAX_DOC) {
+        rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", b->len,
                           KH_STORE_MAX_DOC);
         goto fail;
     }
-    if ((rc = sq_w_store(s, coll, id, b->p, b->n, doc, inserting ? 1 : 2, err)) < 0)
+    if ((rc = sq_w_store(s, coll, id, b->p, b->len, doc, inserting ? 1 : 2, err)) < 0)
         goto fail;
     if (out)
         *out = doc;
@@ -279,7 +279,7 @@ static int has_unique(struct sq_store *s, const char *coll)
 }
 
 /* The stored text of coll/id into b (*found 0 when missing). */
-static int load_text(struct sq_store *s, const char *coll, const char *id, struct kh_buf *b,
+static int load_text(struct sq_store *s, const char *coll, const char *id, struct ku_buf *b,
                      int *found, struct kytos_error *err)
 {
     char sql[256];
@@ -294,7 +294,8 @@ static int load_text(struct sq_store *s, const char *coll, const char *id, struc
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *found = 1;
-        rc = kh_buf_add(b, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+        rc = ku_buf_add(b, sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)) < 0
+                 ? kh_store_err(err, KYTOS_ENOMEM, "out of memory") : 0;
     } else if (rc == SQLITE_DONE) {
         rc = 0;
     } else {
@@ -307,31 +308,31 @@ static int load_text(struct sq_store *s, const char *coll, const char *id, struc
 /* Apply w's patch to the text in cur (found: it exists), the result in
  * next.  0 done, 1 not here (the write takes the usual path), or an error
  * that is w's alone. */
-static int merge_one(struct sq_store *s, struct kh_async_write *w, const struct kh_buf *cur, int found,
-                     struct kh_buf *next, struct kytos_error *err)
+static int merge_one(struct sq_store *s, struct kh_async_write *w, const struct ku_buf *cur, int found,
+                     struct ku_buf *next, struct kytos_error *err)
 {
     struct kh_plan pl;
     size_t off;
     int rc;
 
-    s->wbuf.n = 0;
+    s->wbuf.len = 0;
     if ((rc = kh_plan_make(&pl, w->ops[0].doc, &s->wbuf, err)) != 0)
         return rc;
     if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC || plan_multikey(s, w->coll, &pl, !found))
         return 1;
-    off = s->wbuf.n;   /* the new text follows the plan's values (it copies them) */
+    off = s->wbuf.len;   /* the new text follows the plan's values (it copies them) */
     if (found)
-        rc = kh_plan_splice(&pl, cur->p, cur->n, &s->wbuf, err);
+        rc = kh_plan_splice(&pl, cur->p, cur->len, &s->wbuf, err);
     else if (!(w->ops[0].flags & KYTOS_STORE_UPSERT))
         return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", w->ops[0].id, w->coll);
     else
         rc = kh_plan_new_doc(&pl, w->ops[0].id, &s->wbuf, err);
     if (rc != 0)
         return rc;
-    if (s->wbuf.n - off > KH_STORE_MAX_DOC)
+    if (s->wbuf.len - off > KH_STORE_MAX_DOC)
         return 1;   /* the usual path reports it */
-    next->n = 0;
-    if (kh_buf_add(next, s->wbuf.p + off, s->wbuf.n - off) < 0)
+    next->len = 0;
+    if (ku_buf_add(next, s->wbuf.p + off, s->wbuf.len - off) < 0)
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     return 0;
 }
@@ -343,8 +344,8 @@ static int merge_one(struct sq_store *s, struct kh_async_write *w, const struct 
 static size_t merge_run(struct sq_store *s, struct kh_async_write *first, int *lost)
 {
     char a0[512], a1[512];
-    struct kh_buf bufs[2] = {KH_BUF_ON(a0), KH_BUF_ON(a1)};
-    struct kh_buf *cur = &bufs[0], *next = &bufs[1], *t;
+    struct ku_buf bufs[2] = {KU_BUF_ON(a0), KU_BUF_ON(a1)};
+    struct ku_buf *cur = &bufs[0], *next = &bufs[1], *t;
     struct kh_async_write *w;
     struct kytos_error e = {0};
     size_t taken = 0, ok = 0, k;
@@ -371,7 +372,7 @@ static size_t merge_run(struct sq_store *s, struct kh_async_write *first, int *l
         t = cur, cur = next, next = t;
         ok++;
     }
-    rc = ok ? sq_w_store(s, first->coll, first->ops[0].id, cur->p, cur->n, NULL, created ? 1 : 2, &e) : 0;
+    rc = ok ? sq_w_store(s, first->coll, first->ops[0].id, cur->p, cur->len, NULL, created ? 1 : 2, &e) : 0;
     if (rc == 0 && (rc = sq_exec(&s->writer, "RELEASE kh_m", &e)) == 0) {
         if (ok > 1)
             atomic_fetch_add_explicit(&s->merged, ok - 1, memory_order_relaxed);
@@ -385,14 +386,14 @@ undo:
     if (sq_exec(&s->writer, "ROLLBACK TO kh_m", NULL) < 0 || sq_exec(&s->writer, "RELEASE kh_m", NULL) < 0)
         *lost = 1;
 out:
-    kh_buf_free(&bufs[0]);
-    kh_buf_free(&bufs[1]);
+    ku_buf_free(&bufs[0]);
+    ku_buf_free(&bufs[1]);
     return taken;
 }
 
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,
  * each inside a savepoint so that one that fails leaves no trace and the
- * others still commit.  A failed commit fails them all.  As in sq_wq_batch():
+ * others still commit.  A failed commit fails them all.  As in wq_batch():
  * the documents are encoded before the writer lock, and every table is
  * created before the transaction (a CREATE undone by a rollback would stay
  * in our cache of existing tables). */
@@ -402,7 +403,7 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
     struct kh_async_write *w;
     struct kytos_error e = {0};
     size_t nw = 0, k;
-    struct kh_buf *texts;
+    struct ku_buf *texts;
     size_t **offs, *bad;
     int rc, open = 0, pending = 0;
 
@@ -505,7 +506,7 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
 out:
     for (k = 0; k < nw; k++) {
         if (texts)
-            kh_buf_free(&texts[k]);
+            ku_buf_free(&texts[k]);
         if (offs)
             free(offs[k]);
     }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "store/store_sqlite.h"
+#include "util/text.h"
 
 /* ---- find / count ---- */
 
@@ -104,7 +105,7 @@ enum { TERM_PLAIN, TERM_PREFILTER };
 #define SQ_MAX_PUSH 16
 
 struct plan {
-    struct sb where;
+    struct ku_buf where;
     struct push push[SQ_MAX_PUSH * 2];
     int npush;
     int nparam;       /* last ?N used: ?1 kh_match, ?2 limit, ?3 offset */
@@ -157,18 +158,18 @@ static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr
     /* a uint64 above INT64_MAX is rounded to a double on both sides */
     if ((c->op == KH_OP_GT || c->op == KH_OP_LT) && kh_num_get(c->val, &n) && n.kind == 1)
         op = c->op == KH_OP_GT ? ">=" : "<=";
-    sb_add(&pl->where, kind == TERM_PREFILTER ? " AND (" : " AND ");
+    ku_buf_printf(&pl->where, kind == TERM_PREFILTER ? " AND (" : " AND ");
     if (c->op == KH_OP_IN) {
         size_t len = json_object_array_length(c->val);
-        sb_add(&pl->where, "%s IN (", expr);
+        ku_buf_printf(&pl->where, "%s IN (", expr);
         for (size_t k = 0; k < len; k++)
-            sb_add(&pl->where, "%s?%d", k ? "," : "", ++pl->nparam);
-        sb_add(&pl->where, ")");
+            ku_buf_printf(&pl->where, "%s?%d", k ? "," : "", ++pl->nparam);
+        ku_buf_printf(&pl->where, ")");
     } else {
-        sb_add(&pl->where, "%s %s ?%d", expr, op, ++pl->nparam);
+        ku_buf_printf(&pl->where, "%s %s ?%d", expr, op, ++pl->nparam);
     }
     if (kind == TERM_PREFILTER)
-        sb_add(&pl->where, " OR ifnull(json_type(doc,%s)='array',1))", lit);
+        ku_buf_printf(&pl->where, " OR ifnull(json_type(doc,%s)='array',1))", lit);
     pl->push[pl->npush].c = c;
     pl->push[pl->npush].as_json = as_json;
     pl->npush++;
@@ -252,7 +253,7 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
 {
     struct plan pl = {.nparam = 3};
     struct sq_match m = {0};
-    struct sb sql = {0};
+    struct ku_buf sql = {0};
     struct sq_coll *cinfo;
     struct sq_conn *c;
     sqlite3_stmt *st;
@@ -266,17 +267,17 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
     if (!cinfo)
         return 0; /* no table yet: nothing matches */
     if (keep)
-        sb_add(&sql, "SELECT rowid, doc FROM \"c:%s\" WHERE 1", coll);
+        ku_buf_printf(&sql, "SELECT rowid, doc FROM \"c:%s\" WHERE 1", coll);
     else
-        sb_add(&sql, "SELECT count(*) FROM \"c:%s\" WHERE 1", coll);
-    sb_add(&sql, "%s", pl.where.p ? pl.where.p : "");
+        ku_buf_printf(&sql, "SELECT count(*) FROM \"c:%s\" WHERE 1", coll);
+    ku_buf_adds(&sql, ku_buf_str(&pl.where));
     if (!pl.exact)
-        sb_add(&sql, " AND kh_match(?1, rowid, doc)");
+        ku_buf_printf(&sql, " AND kh_match(?1, rowid, doc)");
     if (keep && (limit > 0 || skip > 0))
-        sb_add(&sql, " LIMIT ?2 OFFSET ?3");
-    free(pl.where.p);
+        ku_buf_printf(&sql, " LIMIT ?2 OFFSET ?3");
+    ku_buf_free(&pl.where);
     if (sql.oom || pl.where.oom) {
-        free(sql.p);
+        ku_buf_free(&sql);
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     }
     c = sq_reader_get(s);
@@ -318,15 +319,10 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
                               coll, SQ_RESULT_MAX >> 20);
             break;
         }
-        if (*ndocs == cap) {
-            struct json_object **nd = realloc(*docs, sizeof(*nd) * (cap ? cap * 2 : 16));
-            if (!nd) {
-                json_object_put(doc);
-                rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-                break;
-            }
-            *docs = nd;
-            cap = cap ? cap * 2 : 16;
+        if (KU_RESERVE(*docs, cap, *ndocs + 1) < 0) {
+            json_object_put(doc);
+            rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+            break;
         }
         (*docs)[(*ndocs)++] = doc;
     }
@@ -340,7 +336,7 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
 out:
     sq_reader_put(s, c);
     json_object_put(m.doc);
-    free(sql.p);
+    ku_buf_free(&sql);
     return rc;
 }
 

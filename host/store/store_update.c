@@ -196,7 +196,7 @@ int kh_update_apply(struct json_object *doc, struct json_object *update, int ins
 
 /* ---- plans for the embedded store's fast path ---- */
 
-int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b,
+int kh_plan_make(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
                  struct kytos_error *err)
 {
     int rc;
@@ -230,10 +230,10 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct kh_buf *b
                 continue;
             if (!kh_utf8_valid(key, klen))
                 p->text_ok = 0; /* the general path reports it */
-            f->val_off = b->n;
+            f->val_off = b->len;
             if ((rc = kh_json_write(b, val, f->nseg, op, err)) < 0)
                 return rc;
-            f->val_len = b->n - f->val_off;
+            f->val_len = b->len - f->val_off;
             /* ,"a":{"b":value}: names escaped at most twice as long ('\\') */
             if (kind == 1)
                 p->grow += f->val_len + 2 * klen + 6 * (size_t)f->nseg + 2;
@@ -466,14 +466,14 @@ static inline const char *seg_at(const struct kh_plan_field *f, int lvl, size_t 
 
 struct splice {
     const struct kh_plan *p;
-    struct kh_buf *b;
+    struct ku_buf *b;
     unsigned kinds;               /* 1 << kind of the fields that apply */
     unsigned char seen[KH_PLAN_MAX_FIELDS];
 };
 
-static int put(struct kh_buf *b, const void *data, size_t len)
+static int put(struct ku_buf *b, const void *data, size_t len)
 {
-    return kh_buf_add(b, data, len) < 0 ? -1 : 0;
+    return ku_buf_add(b, data, len) < 0 ? -1 : 0;
 }
 
 /* Fields idx[0..n) (segment lvl on) not in the document: new members, in
@@ -508,11 +508,11 @@ static int add_new(struct splice *sp, const int *idx, int n, int lvl, int *nout)
             return -1;
         if (f->nseg == lvl + 1) {
             /* no other field shares a whole path (kh_update_check) */
-            if (kh_buf_reserve(sp->b, f->val_len) < 0)
+            if (ku_buf_reserve(sp->b, f->val_len) < 0)
                 return -1;
-            memcpy(sp->b->p + sp->b->n, sp->b->p + f->val_off, f->val_len); /* b may have moved */
-            sp->b->n += f->val_len;
-            sp->b->p[sp->b->n] = '\0';
+            memcpy(sp->b->p + sp->b->len, sp->b->p + f->val_off, f->val_len); /* b may have moved */
+            sp->b->len += f->val_len;
+            sp->b->p[sp->b->len] = '\0';
         } else if (put(sp->b, "{", 1) < 0 || add_new(sp, sub, nsub, lvl + 1, &inner) < 0 ||
                    put(sp->b, "}", 1) < 0) {
             return -1;
@@ -576,11 +576,11 @@ static int splice_obj(struct splice *sp, struct scan *c, const int *idx, int n, 
                 return 1;
             if (f->kind != 2) {
                 if ((nout++ && put(sp->b, ",", 1) < 0) || put(sp->b, ks, (size_t)(vs - ks)) < 0 ||
-                    kh_buf_reserve(sp->b, f->val_len) < 0)
+                    ku_buf_reserve(sp->b, f->val_len) < 0)
                     return -1;
-                memcpy(sp->b->p + sp->b->n, sp->b->p + f->val_off, f->val_len);
-                sp->b->n += f->val_len;
-                sp->b->p[sp->b->n] = '\0';
+                memcpy(sp->b->p + sp->b->len, sp->b->p + f->val_off, f->val_len);
+                sp->b->len += f->val_len;
+                sp->b->p[sp->b->len] = '\0';
             }
         } else if (nsub) {
             /* deeper paths: into an object only (arrays, scalars: the general path) */
@@ -614,19 +614,19 @@ end:
     return 0;
 }
 
-int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct kh_buf *b,
+int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct ku_buf *b,
                    struct kytos_error *err)
 {
     struct scan c = {(const unsigned char *)text, (const unsigned char *)text + len, 0};
     struct splice sp = {p, b, 1u << 1 | 1u << 2, {0}};
-    size_t start = b->n;
+    size_t start = b->len;
     int idx[KH_PLAN_MAX_FIELDS], rc;
 
     for (int k = 0; k < p->n; k++)
         idx[k] = k;
     if (!p->text_ok)
         return 1;
-    if (kh_buf_reserve(b, len + p->grow + 2) < 0)
+    if (ku_buf_reserve(b, len + p->grow + 2) < 0)
         goto nomem;
     skip_ws(&c);
     if ((rc = splice_obj(&sp, &c, idx, p->n, 0, 1)) < 0)
@@ -634,34 +634,34 @@ int kh_plan_splice(const struct kh_plan *p, const char *text, size_t len, struct
     skip_ws(&c);
     if (rc == 0 && c.s == c.e)
         return 0;
-    b->n = start;
+    b->len = start;
     return 1;
 nomem:
-    b->n = start;
+    b->len = start;
     return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
 }
 
-int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct kh_buf *b,
+int kh_plan_new_doc(const struct kh_plan *p, const char *id, struct ku_buf *b,
                     struct kytos_error *err)
 {
     struct splice sp = {p, b, 1u << 1 | 1u << 3, {0}};
-    size_t start = b->n;
+    size_t start = b->len;
     int idx[KH_PLAN_MAX_FIELDS], nout = 1, rc;
 
     for (int k = 0; k < p->n; k++)
         idx[k] = k;
     if (!p->text_ok)
         return 1;
-    if (kh_buf_add(b, "{\"_id\":", 7) < 0)
+    if (ku_buf_add(b, "{\"_id\":", 7) < 0)
         goto nomem;
     if ((rc = kh_json_write_str(b, id, strlen(id), "_id", err)) < 0) {
-        b->n = start;
+        b->len = start;
         return rc;
     }
     if (add_new(&sp, idx, p->n, 0, &nout) < 0 || put(b, "}", 1) < 0)
         goto nomem;
     return 0;
 nomem:
-    b->n = start;
+    b->len = start;
     return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
 }

@@ -252,61 +252,6 @@ int kh_value_check(struct json_object *v, int depth, const char *what, struct ky
     }
 }
 
-/* ---- the buffer ---- */
-
-int kh_buf_grow(struct kh_buf *b, size_t more)
-{
-    size_t need, cap;
-    char *np;
-
-    if (b->cap > b->n && more < b->cap - b->n)
-        return 0;
-    need = b->n + more + 1;
-    if (need <= more)
-        goto nomem;
-    cap = b->cap > 256 ? b->cap : 256;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2)
-            goto nomem;
-        cap *= 2;
-    }
-    if (b->heap) {
-        if (!(np = realloc(b->p, cap)))
-            goto nomem;
-    } else {
-        if (!(np = malloc(cap)))
-            goto nomem;
-        if (b->n)
-            memcpy(np, b->p, b->n);
-    }
-    b->p = np;
-    b->cap = cap;
-    b->heap = 1;
-    return 0;
-nomem:
-    b->oom = 1;
-    return KYTOS_ENOMEM;
-}
-
-int kh_buf_add(struct kh_buf *b, const void *data, size_t len)
-{
-    if (kh_buf_reserve(b, len) < 0)
-        return KYTOS_ENOMEM;
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
-void kh_buf_free(struct kh_buf *b)
-{
-    if (b->heap)
-        free(b->p);
-    b->p = NULL;
-    b->n = b->cap = 0;
-    b->heap = b->oom = 0;
-}
-
 /* ---- writing JSON text ---- */
 
 /* Length of the UTF-8 sequence at s (n bytes left, s[0] >= 0x80), 0 if
@@ -413,15 +358,15 @@ static char *escape(char *o, const unsigned char *s, size_t len)
 
 /* pre (npre bytes: punctuation before it, so that one reservation covers
  * both), the JSON string s (len bytes), then post if not NUL. */
-static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsigned char *s, size_t len,
+static int write_str(struct ku_buf *b, const char *pre, size_t npre, const unsigned char *s, size_t len,
                      char post, const char *what, int key, struct kytos_error *err)
 {
     size_t i = 0;
     char *o;
 
-    if (kh_buf_reserve(b, npre + 3 + (len < KH_STR_CHUNK ? len : KH_STR_CHUNK) * 6) < 0)
+    if (ku_buf_reserve(b, npre + 3 + (len < KH_STR_CHUNK ? len : KH_STR_CHUNK) * 6) < 0)
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-    o = b->p + b->n;
+    o = b->p + b->len;
     memcpy(o, pre, npre);
     o += npre;
     *o++ = '"';
@@ -440,44 +385,44 @@ static int write_str(struct kh_buf *b, const char *pre, size_t npre, const unsig
         i += n;
         if (i == len)
             break;
-        b->n = (size_t)(o - b->p);
-        if (kh_buf_reserve(b, 3 + (len - i < KH_STR_CHUNK ? len - i : KH_STR_CHUNK) * 6) < 0)
+        b->len = (size_t)(o - b->p);
+        if (ku_buf_reserve(b, 3 + (len - i < KH_STR_CHUNK ? len - i : KH_STR_CHUNK) * 6) < 0)
             return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
-        o = b->p + b->n;
+        o = b->p + b->len;
     }
     *o++ = '"';
     if (post)
         *o++ = post;
     *o = '\0';
-    b->n = (size_t)(o - b->p);
+    b->len = (size_t)(o - b->p);
     return 0;
 }
 
-int kh_json_write_str(struct kh_buf *b, const char *s, size_t len, const char *what,
+int kh_json_write_str(struct ku_buf *b, const char *s, size_t len, const char *what,
                       struct kytos_error *err)
 {
     return write_str(b, "", 0, (const unsigned char *)s, len, 0, what, 0, err);
 }
 
 /* Short text, no NUL after it (the writer ends with one). */
-static inline int put_raw(struct kh_buf *b, const char *t, size_t n)
+static inline int put_raw(struct ku_buf *b, const char *t, size_t n)
 {
-    if (kh_buf_reserve(b, n) < 0)
+    if (ku_buf_reserve(b, n) < 0)
         return -1;
-    memcpy(b->p + b->n, t, n);
-    b->n += n;
+    memcpy(b->p + b->len, t, n);
+    b->len += n;
     return 0;
 }
 
-static inline int put_char(struct kh_buf *b, char c)
+static inline int put_char(struct ku_buf *b, char c)
 {
-    if (kh_buf_reserve(b, 1) < 0)
+    if (ku_buf_reserve(b, 1) < 0)
         return -1;
-    b->p[b->n++] = c;
+    b->p[b->len++] = c;
     return 0;
 }
 
-static int write_u64(struct kh_buf *b, int neg, uint64_t u)
+static int write_u64(struct ku_buf *b, int neg, uint64_t u)
 {
     char tmp[24], *e = tmp + sizeof(tmp), *q = e;
 
@@ -490,12 +435,12 @@ static int write_u64(struct kh_buf *b, int neg, uint64_t u)
     return put_raw(b, q, (size_t)(e - q));
 }
 
-static int write_value(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+static int write_value(struct ku_buf *b, struct json_object *v, int depth, const char *what,
                        struct kytos_error *err);
 
 /* The members of object v, each as ,"key":value (the first without the
  * comma when first): keys escaped, values at depth + 1. */
-static int write_members(struct kh_buf *b, struct json_object *v, int first, int depth, const char *what,
+static int write_members(struct ku_buf *b, struct json_object *v, int first, int depth, const char *what,
                          struct kytos_error *err)
 {
     int rc;
@@ -512,7 +457,7 @@ static int write_members(struct kh_buf *b, struct json_object *v, int first, int
 }
 
 /* kh_json_write() without the final NUL. */
-static int write_value(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+static int write_value(struct ku_buf *b, struct json_object *v, int depth, const char *what,
                        struct kytos_error *err)
 {
     int rc;
@@ -580,20 +525,20 @@ nomem:
 }
 
 /* "what: nested deeper ..." etc.: the messages of kh_value_check(). */
-int kh_json_write(struct kh_buf *b, struct json_object *v, int depth, const char *what,
+int kh_json_write(struct ku_buf *b, struct json_object *v, int depth, const char *what,
                   struct kytos_error *err)
 {
     int rc = write_value(b, v, depth, what, err);
 
     if (b->cap)
-        b->p[b->n] = '\0';
+        b->p[b->len] = '\0';
     return rc;
 }
 
-int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, struct kytos_error *err)
+int kh_doc_write(struct ku_buf *b, struct json_object *doc, const char *id, struct kytos_error *err)
 {
     struct json_object *idv = NULL;
-    size_t start = b->n, len;
+    size_t start = b->len, len;
     int rc;
 
     if (!json_object_is_type(doc, json_type_object))
@@ -612,10 +557,10 @@ int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, stru
         if ((rc = write_str(b, "{\"_id\":", 7, (const unsigned char *)id, strlen(id), 0, "_id", 0, err)) < 0 ||
             (rc = write_members(b, doc, 0, 1, "document", err)) < 0)
             goto fail;
-        if (kh_buf_add(b, "}", 1) < 0)
+        if (ku_buf_add(b, "}", 1) < 0)
             goto nomem;
     }
-    len = b->n - start;
+    len = b->len - start;
     if (len > KH_STORE_MAX_DOC) {
         rc = kh_store_err(err, KYTOS_ETOOBIG, "document is %zu bytes, the limit is %u", len,
                           KH_STORE_MAX_DOC);
@@ -625,7 +570,7 @@ int kh_doc_write(struct kh_buf *b, struct json_object *doc, const char *id, stru
 nomem:
     rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
 fail:
-    b->n = start;
+    b->len = start;
     if (b->cap)
         b->p[start] = '\0';
     return rc;
@@ -634,15 +579,15 @@ fail:
 int kh_doc_encode(struct json_object *doc, const char *id, char **out, size_t *outlen,
                   struct kytos_error *err)
 {
-    struct kh_buf b = {0};
+    struct ku_buf b = {0};
     int rc;
 
     if ((rc = kh_doc_write(&b, doc, id, err)) < 0) {
-        kh_buf_free(&b);
+        ku_buf_free(&b);
         return rc;
     }
     *out = b.p; /* on the heap: b started empty */
-    *outlen = b.n;
+    *outlen = b.len;
     return 0;
 }
 

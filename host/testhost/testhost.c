@@ -7,6 +7,7 @@
 #include "util/log.h"
 #include "store/store.h"
 #include "southbound/southbound.h"
+#include "util/text.h"
 #include <ftw.h>
 #include <kytos/test.h>
 #include <stdio.h>
@@ -34,15 +35,9 @@ static void observe(void *ud, const char *name, struct json_object *content)
 {
     kytos_test_host *th = ud;
     pthread_mutex_lock(&th->mu);
-    if (th->npub == th->cap) {
-        size_t cap = th->cap ? th->cap * 2 : 64;
-        struct published *n = realloc(th->pub, cap * sizeof *n);
-        if (!n) {
-            pthread_mutex_unlock(&th->mu);
-            return;
-        }
-        th->pub = n;
-        th->cap = cap;
+    if (KU_RESERVE(th->pub, th->cap, th->npub + 1) < 0) {
+        pthread_mutex_unlock(&th->mu);
+        return;
     }
     th->pub[th->npub].name = strdup(name);
     th->pub[th->npub].content = content ? json_object_get(content) : NULL;

@@ -43,8 +43,7 @@ typedef int (*kh_core_route_fn)(void *ud, const char *method, const char *path,
 int64_t kh_now_ms(void);
 int64_t kh_mono_ns(void);
 
-/* Fill a kytos_error (err may be NULL); returns code. */
-int kh_error_set(struct kytos_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A status code as text (errors.h names). */
 const char *kh_strerror(int status);
 
 #endif

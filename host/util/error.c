@@ -1,4 +1,4 @@
-/* host/util/error.c - status codes to text, and filling struct kytos_error. */
+/* host/util/error.c - status codes to text. */
 #include "util/base.h"
 #include <stdio.h>
 
@@ -23,16 +23,4 @@ const char *kh_strerror(int status)
     case -100: return "crashed (fault in NApp code)";
     default: return "unknown status";
     }
-}
-
-int kh_error_set(struct kytos_error *err, int code, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        err->code = code;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
 }

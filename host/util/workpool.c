@@ -448,23 +448,12 @@ int kh_workpool_shedding(kh_workpool *p)
 
 int kh_workpool_is_worker(const kh_workpool *p) { return current_pool == p; }
 int kh_workpool_in_any_worker(void) { return current_pool != NULL; }
-const char *kh_workpool_name(const kh_workpool *p) { return p->name; }
-unsigned kh_workpool_threads(const kh_workpool *p) { return p->max_threads; }
 
 size_t kh_workpool_queued(kh_workpool *p)
 {
     size_t n;
     pthread_mutex_lock(&p->mu);
     n = p->count;
-    pthread_mutex_unlock(&p->mu);
-    return n;
-}
-
-unsigned kh_workpool_active(kh_workpool *p)
-{
-    unsigned n;
-    pthread_mutex_lock(&p->mu);
-    n = p->active;
     pthread_mutex_unlock(&p->mu);
     return n;
 }

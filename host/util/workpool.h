@@ -31,11 +31,8 @@ int kh_workpool_shedding(kh_workpool *p);
 int kh_workpool_is_worker(const kh_workpool *p);
 /* True when the caller runs on any workpool thread. */
 int kh_workpool_in_any_worker(void);
-const char *kh_workpool_name(const kh_workpool *p);
 /* {"threads","active","queued","queue_max","high_water","rejected","done"} */
 struct json_object *kh_workpool_status(kh_workpool *p);
 size_t kh_workpool_queued(kh_workpool *p);
-unsigned kh_workpool_active(kh_workpool *p);
-unsigned kh_workpool_threads(const kh_workpool *p);
 
 #endif

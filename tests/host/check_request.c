@@ -73,9 +73,24 @@ START_TEST(target_decodes_per_segment)
     kh_req_unref(r);
     r = kh_req_new(NULL, &tp, NULL);
     ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/%zz", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad percent-encoding '%zz' in path");
     kh_req_unref(r);
     r = kh_req_new(NULL, &tp, NULL);
     ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/%00", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad percent-encoding '%00' in path");
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a/b%4", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad percent-encoding '%4' in path");
+    kh_req_unref(r);
+    /* a bad escape in the query is the request's error too, not a pair dropped */
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a?x=1&y=%g1", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad percent-encoding '%g1' in query");
+    kh_req_unref(r);
+    r = kh_req_new(NULL, &tp, NULL);
+    ck_assert_int_eq(kh_req_set_target(r, "GET", "/a?x=%", err, sizeof err), 400);
+    ck_assert_str_eq(err, "Bad percent-encoding '%' in query");
     kh_req_unref(r);
     r = kh_req_new(NULL, &tp, NULL);
     ck_assert_int_eq(kh_req_set_target(r, "GET", "noslash", err, sizeof err), 400);

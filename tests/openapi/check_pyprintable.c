@@ -47,7 +47,7 @@ static size_t utf8(uint32_t cp, char *out)
 /* repr() of the one-character string cp is want (NULL: the character in quotes). */
 static void expect_repr(uint32_t cp, const char *want)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     char s[4], kept[8];
     size_t n = utf8(cp, s);
 
@@ -58,13 +58,13 @@ static void expect_repr(uint32_t cp, const char *want)
         kept[n + 2] = '\0';
         want = kept;
     }
-    koa_buf_init(&b);
+    ku_buf_init(&b);
     koa_pyrepr_str(&b, s, n);
-    if (strcmp(koa_buf_str(&b), want) != 0) {
-        printf("# U+%04X: repr %s, want %s\n", (unsigned)cp, koa_buf_str(&b), want);
+    if (strcmp(ku_buf_str(&b), want) != 0) {
+        printf("# U+%04X: repr %s, want %s\n", (unsigned)cp, ku_buf_str(&b), want);
         failures++;
     }
-    koa_buf_free(&b);
+    ku_buf_free(&b);
 }
 
 static int test_categories(void)

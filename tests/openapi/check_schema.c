@@ -71,7 +71,7 @@ static const char *check(enum koa_dialect d, const char *schema, const char *dat
 
 START_TEST(test_repr)
 {
-    struct koa_buf b;
+    struct ku_buf b;
     static const struct { double d; const char *s; } dbl[] = {
         { 0.1, "0.1" }, { 1.0, "1.0" }, { 1e16, "1e+16" }, { 1e15, "1000000000000000.0" },
         { 1e-5, "1e-05" }, { 0.0001, "0.0001" }, { 123.456, "123.456" },
@@ -80,27 +80,27 @@ START_TEST(test_repr)
     };
     size_t i;
     for (i = 0; i < sizeof dbl / sizeof dbl[0]; i++) {
-        koa_buf_init(&b);
+        ku_buf_init(&b);
         koa_pyrepr_double(&b, dbl[i].d);
-        ck_assert_str_eq(koa_buf_str(&b), dbl[i].s);
-        koa_buf_free(&b);
+        ck_assert_str_eq(ku_buf_str(&b), dbl[i].s);
+        ku_buf_free(&b);
     }
     {
         json_object *o = J("{\"a\": [1, 2.5, true, null, \"it's\", \"q\\\"'\", \"\\n\\u00e9\\u0001\"]}");
-        koa_buf_init(&b);
+        ku_buf_init(&b);
         koa_pyrepr(&b, o, 1000);
-        ck_assert_str_eq(koa_buf_str(&b),
+        ck_assert_str_eq(ku_buf_str(&b),
                          "{'a': [1, 2.5, True, None, \"it's\", 'q\"\\'', '\\n\xc3\xa9\\x01']}");
-        koa_buf_free(&b);
+        ku_buf_free(&b);
         json_object_put(o);
     }
     {
         /* str() of a string is its text */
         json_object *o = J("\"abc\"");
-        koa_buf_init(&b);
+        ku_buf_init(&b);
         koa_pystr(&b, o, 100);
-        ck_assert_str_eq(koa_buf_str(&b), "abc");
-        koa_buf_free(&b);
+        ck_assert_str_eq(ku_buf_str(&b), "abc");
+        ku_buf_free(&b);
         json_object_put(o);
     }
 }

@@ -177,9 +177,9 @@ static void run_file(const char *draft, const char *dir, const char *rel,
     struct kytos_openapi_options o;
     struct counts c = { 0, 0, 0 };
     size_t g, ng;
-    struct koa_buf fails;
+    struct ku_buf fails;
 
-    koa_buf_init(&fails);
+    ku_buf_init(&fails);
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     text = read_all(path, &len);
     memset(&o, 0, sizeof o);
@@ -239,7 +239,7 @@ static void run_file(const char *draft, const char *dir, const char *rel,
                     node = NULL;
                 if (!node) {
                     const struct kytos_openapi_diag *dg = kytos_openapi_diags_get(diags, 0);
-                    koa_buf_printf(&fails, "# %s / %s: schema does not compile: %s\n",
+                    ku_buf_printf(&fails, "# %s / %s: schema does not compile: %s\n",
                                    gdesc, "*", dg ? dg->message : "?");
                 }
             }
@@ -254,7 +254,7 @@ static void run_file(const char *draft, const char *dir, const char *rel,
                 bool got2 = koa_validate(node, data, &lim, &errs);
                 if (got2 != got || (!got2 && errs.n == 0)) {
                     c.failed++;
-                    koa_buf_printf(&fails, "# %s / %s: collect mode disagrees\n",
+                    ku_buf_printf(&fails, "# %s / %s: collect mode disagrees\n",
                                    gdesc, tdesc);
                 } else {
                     c.passed++;
@@ -262,7 +262,7 @@ static void run_file(const char *draft, const char *dir, const char *rel,
                 koa_verrs_free(&errs);
             } else {
                 c.failed++;
-                koa_buf_printf(&fails, "# %s / %s: expected %s, got %s\n", gdesc,
+                ku_buf_printf(&fails, "# %s / %s: expected %s, got %s\n", gdesc,
                                tdesc, want ? "valid" : "invalid",
                                got ? "valid" : "invalid");
             }
@@ -278,9 +278,9 @@ static void run_file(const char *draft, const char *dir, const char *rel,
            c.skipped);
     if (c.failed) {
         tap_fail = true;
-        fputs(koa_buf_str(&fails), stdout);
+        fputs(ku_buf_str(&fails), stdout);
     }
-    koa_buf_free(&fails);
+    ku_buf_free(&fails);
     total->passed += c.passed;
     total->failed += c.failed;
     total->skipped += c.skipped;

@@ -215,21 +215,21 @@ START_TEST(writer_is_jsonc)
 
     for (int k = 0; k < 3000; k++) {
         struct json_object *v = rnd_value(k % 3), *doc = json_object_new_object();
-        struct kh_buf b = {0};
+        struct ku_buf b = {0};
         char want[8192];
         const char *jc;
         ck_assert_int_eq(kh_json_write(&b, v, 1, "t", &e), 0);
         jc = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        ck_assert_msg(b.n == strlen(jc) && !memcmp(b.p, jc, b.n), "writer %s, json-c %s", b.p, jc);
+        ck_assert_msg(b.len == strlen(jc) && !memcmp(b.p, jc, b.len), "writer %s, json-c %s", b.p, jc);
         /* a document gets "_id" first when it has none */
         json_object_object_add(doc, "v", v);
-        b.n = 0;
+        b.len = 0;
         ck_assert_int_eq(kh_doc_write(&b, doc, "i/d\"\xc3\xa9", &e), 0);
         snprintf(want, sizeof(want), "{\"_id\":\"i/d\\\"\xc3\xa9\",%s",
                  json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) + 1);
         ck_assert_str_eq(b.p, want);
         json_object_put(doc);
-        kh_buf_free(&b);
+        ku_buf_free(&b);
     }
 }
 END_TEST
@@ -248,11 +248,11 @@ START_TEST(writer_checks)
         json_object_object_add(vals[1], bad_strings[k], json_object_new_int(1));
         for (int j = 0; j < 2; j++) {
             struct kytos_error e1 = {0}, e2 = {0};
-            struct kh_buf b = {0};
+            struct ku_buf b = {0};
             ck_assert_int_eq(kh_json_write(&b, vals[j], 1, "doc", &e1), KYTOS_EINVAL);
             ck_assert_int_eq(kh_value_check(vals[j], 1, "doc", &e2), KYTOS_EINVAL);
             ck_assert_str_eq(e1.message, e2.message);
-            kh_buf_free(&b);
+            ku_buf_free(&b);
             json_object_put(vals[j]);
         }
     }
@@ -264,15 +264,15 @@ START_TEST(writer_checks)
     json_object_object_add(cur, "nan", json_object_new_double(0.0 / 0.0));
     {
         struct kytos_error e1 = {0}, e2 = {0};
-        struct kh_buf b = {0};
+        struct ku_buf b = {0};
         ck_assert_int_eq(kh_json_write(&b, deep, 1, "doc", &e1), KYTOS_EINVAL);
         ck_assert_int_eq(kh_value_check(deep, 1, "doc", &e2), KYTOS_EINVAL);
         ck_assert_str_eq(e1.message, e2.message);
         ck_assert_ptr_nonnull(strstr(e1.message, "deeper"));
-        b.n = 0;
+        b.len = 0;
         ck_assert_int_eq(kh_json_write(&b, json_object_object_get(cur, "nan"), 100, "doc", &e1), KYTOS_EINVAL);
         ck_assert_ptr_nonnull(strstr(e1.message, "NaN"));
-        kh_buf_free(&b);
+        ku_buf_free(&b);
     }
     json_object_put(deep);
 }
@@ -290,7 +290,7 @@ START_TEST(splice_is_apply)
     for (int k = 0; k < 3000; k++) {
         struct json_object *doc = json_object_new_object(), *upd = json_object_new_object();
         struct json_object *set = json_object_new_object(), *unset = json_object_new_object(), *copy = NULL;
-        struct kh_buf text = {0}, out = {0}, want = {0};
+        struct ku_buf text = {0}, out = {0}, want = {0};
         struct kh_plan p;
         int rc;
         json_object_object_add(doc, "_id", json_object_new_string("id"));
@@ -332,8 +332,8 @@ START_TEST(splice_is_apply)
         ck_assert_int_eq(kh_json_write(&text, doc, 1, "d", &e), 0);
         ck_assert_int_eq(kh_plan_make(&p, upd, &out, &e), 0);
         ck_assert(p.text_ok);
-        size_t off = out.n;
-        rc = kh_plan_splice(&p, text.p, text.n, &out, &e);
+        size_t off = out.len;
+        rc = kh_plan_splice(&p, text.p, text.len, &out, &e);
         ck_assert_int_ge(rc, 0);
         ck_assert_int_eq(json_object_deep_copy(doc, &copy, NULL), 0);
         if (kh_update_apply(copy, upd, 0, &e) < 0) {
@@ -344,14 +344,14 @@ START_TEST(splice_is_apply)
         ck_assert_int_eq(kh_json_write(&want, copy, 1, "d", &e), 0);
         if (rc == 0) {
             spliced++;
-            ck_assert_msg(out.n - off == want.n && !memcmp(out.p + off, want.p, want.n),
+            ck_assert_msg(out.len - off == want.len && !memcmp(out.p + off, want.p, want.len),
                           "spliced %s\nwanted  %s\nupdate  %s", out.p + off, want.p,
                           json_object_to_json_string(upd));
         }
 next:
-        kh_buf_free(&text);
-        kh_buf_free(&out);
-        kh_buf_free(&want);
+        ku_buf_free(&text);
+        ku_buf_free(&out);
+        ku_buf_free(&want);
         json_object_put(doc);
         json_object_put(copy);
         json_object_put(upd);
@@ -372,15 +372,15 @@ START_TEST(splice_checks)
     struct json_object *upd = J("{\"$set\": {\"b\": 2}, \"$unset\": {\"c\": 1}}");
     struct kytos_error e = {0};
     struct kh_plan p;
-    struct kh_buf b = {0};
+    struct ku_buf b = {0};
     char deep[512];
     size_t off;
 
     ck_assert_int_eq(kh_plan_make(&p, upd, &b, &e), 0);
-    off = b.n;
+    off = b.len;
     for (int k = 0; unsure[k]; k++) {
         ck_assert_msg(kh_plan_splice(&p, unsure[k], strlen(unsure[k]), &b, &e) == 1, "%s", unsure[k]);
-        ck_assert_int_eq(b.n, off);
+        ck_assert_int_eq(b.len, off);
     }
     /* nesting: 100 levels are a document's limit */
     for (int d = 99; d <= 100; d++) {
@@ -393,7 +393,7 @@ START_TEST(splice_checks)
             deep[n++] = ']';
         n += snprintf(deep + n, sizeof(deep) - (size_t)n, "}");
         ck_assert_int_eq(kh_plan_splice(&p, deep, (size_t)n, &b, &e), d == 99 ? 0 : 1);
-        b.n = off;
+        b.len = off;
     }
     /* what JSON allows is read as JSON */
     {
@@ -402,11 +402,11 @@ START_TEST(splice_checks)
         ck_assert_int_eq(kh_plan_splice(&p, t, strlen(t), &b, &e), 0);
         ck_assert_str_eq(b.p + off, "{\"a\" : -0.5e-3,\"u\":18446744073709551615,\"i\":-9223372036854775808,"
                                     "\"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\xc3\xa9\",\"b\":2}");
-        b.n = off;
+        b.len = off;
         ck_assert_int_eq(kh_plan_splice(&p, "{}", 2, &b, &e), 0);
         ck_assert_str_eq(b.p + off, "{\"b\":2}");
     }
-    kh_buf_free(&b);
+    ku_buf_free(&b);
     json_object_put(upd);
 }
 END_TEST
