@@ -62,6 +62,25 @@ for _s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(_s, _on_signal)
 
 
+def alive(pid):
+    """True while pid runs: a zombie (a detached daemon that init has not
+    reaped yet) counts as gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_gone(pid, seconds):
+    deadline = time.time() + seconds
+    while alive(pid):
+        if time.time() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 class OvsError(RuntimeError):
     pass
 
@@ -274,6 +293,12 @@ class OvsNet:
         if self.stopped:
             return
         self.stopped = True
+        pids = []       # read first: a daemon removes its pid file as it exits
+        for ctl in ("ovs-vswitchd", "ovsdb-server"):
+            try:
+                pids.append(int(open("%s/%s.pid" % (self.dir, ctl)).read()))
+            except (OSError, ValueError):
+                pass
         for ctl in ("ovs-vswitchd", "ovsdb-server"):
             sock = "%s/%s.ctl" % (self.dir, ctl)
             if os.path.exists(sock):
@@ -281,16 +306,13 @@ class OvsNet:
                 if ctl == "ovs-vswitchd":
                     args.append("--cleanup")
                 subprocess.run(args, env=self.env, capture_output=True, timeout=20)
-        for ctl in ("ovs-vswitchd", "ovsdb-server"):   # exit refused: end it
-            pidf = "%s/%s.pid" % (self.dir, ctl)
-            try:
-                pid = int(open(pidf).read())
-                for _ in range(100):
-                    os.kill(pid, 0)
-                    time.sleep(0.02)
-                os.kill(pid, signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
+        for pid in pids:            # exit refused or slow: end it
+            if not _wait_gone(pid, 10.0):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                _wait_gone(pid, 5.0)
         for v in self.veths:
             subprocess.run(["ip", "link", "del", v], capture_output=True)
         for ns in self.netns:

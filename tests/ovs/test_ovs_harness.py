@@ -110,13 +110,7 @@ def main():
             pass
         net.stop()
         lst.close()
-    gone = True
-    if pid:
-        try:
-            os.kill(pid, 0)
-            gone = False
-        except OSError:
-            pass
+    gone = not (pid and ovs_harness.alive(pid))
     t.ok(gone and not os.path.exists(rundir), "stop() ends ovs-vswitchd and removes its directory")
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     nss = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
