@@ -95,22 +95,22 @@ EXTRA_DIST += tests/fuzz/run-openapi-fuzz.sh tests/fuzz/openapi_json_fuzz.c \
 if ENABLE_FUZZING
 OPENAPI_FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
 OPENAPI_FUZZ_CC = $(AM_CFLAGS) $(FYAML_CFLAGS) $(PCRE2_CFLAGS) \
-	-I$(top_srcdir)/openapi $(OPENAPI_FUZZ_FLAGS)
+	-I$(top_srcdir)/openapi -I$(top_srcdir)/util $(OPENAPI_FUZZ_FLAGS)
 OPENAPI_FUZZ_LIBS = $(FYAML_LIBS) $(PCRE2_LIBS) $(JSONC_LIBS) -lm
 noinst_PROGRAMS += tests/fuzz/openapi_json_fuzz tests/fuzz/openapi_yaml_fuzz \
 	tests/fuzz/openapi_validate_fuzz
 tests_fuzz_openapi_json_fuzz_SOURCES = tests/fuzz/openapi_json_fuzz.c \
-	$(OPENAPI_CORE_SRC)
+	$(OPENAPI_CORE_SRC) $(UTIL_SRC)
 tests_fuzz_openapi_json_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
 tests_fuzz_openapi_json_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
 tests_fuzz_openapi_json_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)
 tests_fuzz_openapi_yaml_fuzz_SOURCES = tests/fuzz/openapi_yaml_fuzz.c \
-	$(OPENAPI_CORE_SRC)
+	$(OPENAPI_CORE_SRC) $(UTIL_SRC)
 tests_fuzz_openapi_yaml_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
 tests_fuzz_openapi_yaml_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
 tests_fuzz_openapi_yaml_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)
 tests_fuzz_openapi_validate_fuzz_SOURCES = tests/fuzz/openapi_validate_fuzz.c \
-	$(OPENAPI_CORE_SRC)
+	$(OPENAPI_CORE_SRC) $(UTIL_SRC)
 tests_fuzz_openapi_validate_fuzz_CFLAGS = $(OPENAPI_FUZZ_CC)
 tests_fuzz_openapi_validate_fuzz_LDFLAGS = $(OPENAPI_FUZZ_FLAGS)
 tests_fuzz_openapi_validate_fuzz_LDADD = $(OPENAPI_FUZZ_LIBS)

@@ -2,7 +2,8 @@
 # buffer, hex digits, percent-decoding, growable arrays).  It depends on
 # nothing but libc, so the openapi library stays usable without the host.
 noinst_LTLIBRARIES += util/libkytos-util.la
-util_libkytos_util_la_SOURCES = util/strbuf.h util/strbuf.c util/text.h util/text.c
+UTIL_SRC = util/strbuf.h util/strbuf.c util/text.h util/text.c
+util_libkytos_util_la_SOURCES = $(UTIL_SRC)
 
 check_PROGRAMS += tests/util/check_util
 TESTS += tests/util/check_util
