@@ -29,20 +29,23 @@
 
 static kytos_test_host *th;
 
-static void start_host(void)
+static void start_host_stats(const char *stats_interval)
 {
-    struct kytos_test_opts o = {
-        .struct_size = sizeof o,
-        .conf_text = "[daemon]\nsb_enabled = true\nlisten = \"127.0.0.1\"\nport = 0\n"
-                     "protocol_name = \"openflow\"\n\n[kytos/of_core]\necho_interval = 0.3\n"
-                     "dead_interval = 1.5\nstats_interval = 0\n"};
+    char conf[512];
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
 
+    snprintf(conf, sizeof conf,
+             "[daemon]\nsb_enabled = true\nlisten = \"127.0.0.1\"\nport = 0\n"
+             "protocol_name = \"openflow\"\n\n[kytos/of_core]\necho_interval = 0.3\n"
+             "dead_interval = 1.5\nstats_interval = %s\n", stats_interval);
     th = kytos_test_host_new(&o);
     ck_assert_ptr_nonnull(th);
     ck_assert_int_eq(kytos_test_load(th, SO), 0);
     ck_assert_int_eq(kytos_test_start(th), 0);
     ck_assert_uint_gt(kytos_test_southbound_port(th), 0);
 }
+
+static void start_host(void) { start_host_stats("0"); }
 
 static void teardown(void)
 {
@@ -481,6 +484,70 @@ START_TEST(duplicate_dpid_refused_while_the_holder_is_enabled)
 }
 END_TEST
 
+/* One FLOW stats entry: table 0, the match and apply_actions given. */
+static void stats_entry(struct ofp_buf *b, uint64_t cookie, uint16_t prio, uint8_t field,
+                        uint64_t value, const struct ofp_action *acts, unsigned n)
+{
+    struct ofp_flow_stats *fs = calloc(1, sizeof *fs);
+    struct ofp_instruction in = {.type = OFPIT_APPLY_ACTIONS};
+
+    ck_assert_ptr_nonnull(fs);
+    fs->cookie = cookie;
+    fs->priority = prio;
+    fs->duration_sec = 3;
+    ck_assert_int_eq(ofp_match_add_uint(&fs->match, field, value, NULL, NULL, 0), 0);
+    ck_assert_int_eq(ofp_instructions_add(&fs->instructions, &in, NULL, 0), 0);
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_int_eq(ofp_instructions_add_action(&fs->instructions, &acts[i], NULL, 0), 0);
+    ck_assert_int_eq(ofp_flow_stats_encode(b, fs, NULL, 0), 0);
+    free(fs);
+}
+
+START_TEST(flow_stats_carry_flow_managers_ids)
+{
+    struct ofp_action out2 = {.type = OFPAT_OUTPUT, .port = 2, .max_len = 0xffff};
+    struct ofp_action acts[3] = {
+        {.type = OFPAT_PUSH_VLAN, .ethertype = 0x88a8},
+        {.type = OFPAT_SET_FIELD},
+        {.type = OFPAT_OUTPUT, .port = 1, .max_len = 0xffff},
+    };
+    struct json_object *e, *flows;
+    struct ofp_buf b;
+    uint8_t m[65536];
+    size_t start;
+    int fd;
+
+    ck_assert_int_eq(ofp_oxm_set_uint(&acts[1].field, OFPXMT_VLAN_VID, 0x1000 | 200, NULL, NULL, 0),
+                     0);
+    start_host_stats("0.3");
+    fd = handshake(DPID, "ACME");
+    ck_assert_uint_gt(expect(fd, OFPT_MULTIPART_REQUEST, m), 0);
+    while (m[9] != OFPMP_FLOW)   /* the DESC/PORT_DESC requests went before */
+        ck_assert_uint_gt(expect(fd, OFPT_MULTIPART_REQUEST, m), 0);
+    ck_assert_uint_eq((size_t)m[2] << 8 | m[3], 56);   /* Kytos' whole request */
+    /* two replies: REPLY_MORE, then the last */
+    ofp_buf_init(&b);
+    ck_assert_int_eq(ofp_multipart_reply_begin(&b, xid_of(m), OFPMP_FLOW, OFPMPF_REPLY_MORE, &start), 0);
+    stats_entry(&b, 7, 10, OFPXMT_IN_PORT, 1, &out2, 1);
+    ck_assert_int_eq(ofp_msg_finish(&b, start, NULL, 0), 0);
+    ck_assert_int_eq(ofp_multipart_reply_begin(&b, xid_of(m), OFPMP_FLOW, 0, &start), 0);
+    stats_entry(&b, 0, 20, OFPXMT_VLAN_VID, 0x1000 | 100, acts, 3);
+    ck_assert_int_eq(ofp_msg_finish(&b, start, NULL, 0), 0);
+    send_buf(fd, &b);
+    ck_assert_ptr_nonnull(e = await_nth("kytos/of_core.flow_stats.received", 0));
+    ck_assert_str_eq(str_at(e, "switch"), DPID_S);
+    flows = at(e, "replies_flows");
+    ck_assert_uint_eq(json_object_array_length(flows), 2);
+    /* md5(json.dumps(Flow.as_dict(), sort_keys=True)) computed by Python */
+    ck_assert_str_eq(str_at(json_object_array_get_idx(flows, 0), "id"),
+                     "e3a4e3ff71d7e9f5fc3ebc5c0751b9cc");
+    ck_assert_str_eq(str_at(json_object_array_get_idx(flows, 1), "id"),
+                     "f5ea0f68b3272ccce275ae7052f6529f");
+    ck_assert_int_eq(int_at(json_object_array_get_idx(flows, 0), "stats.duration_sec"), 3);
+    close(fd);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("of_core");
@@ -493,6 +560,7 @@ int main(void)
     tcase_add_test(tc, echo_both_ways_then_a_silent_switch_is_closed);
     tcase_add_test(tc, hello_without_openflow13_fails);
     tcase_add_test(tc, duplicate_dpid_refused_while_the_holder_is_enabled);
+    tcase_add_test(tc, flow_stats_carry_flow_managers_ids);
     suite_add_tcase(s, tc);
     return kytos_check_run(s);
 }
