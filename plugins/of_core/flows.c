@@ -315,7 +315,7 @@ void ofc_error_in(struct ofc_conn *cs, const uint8_t *msg, size_t len)
     }
     tn = ofc_error_type_name(e.type);
     cn = ofc_error_code_name(e.type, e.code);
-    kytos_log(cs->oc->napp, KYTOS_LOG_INFO, "switch %s: OFPT_ERROR xid %u %s/%s (%u/%u)",
+    kytos_log(cs->oc->napp, KYTOS_LOG_WARNING, "switch %s: OFPT_ERROR xid %u %s/%s (%u/%u)",
               cs->dpid[0] ? cs->dpid : "?", e.xid, tn ? tn : "?", cn ? cn : "?", e.type, e.code);
     if (!cs->dpid[0] || !(c = json_object_new_object()))
         return;

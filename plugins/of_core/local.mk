@@ -66,3 +66,12 @@ endif
 TESTS += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py
 EXTRA_DIST += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py \
 	tests/ovs/ofcore_env.py
+
+# of_core in the in-process test host with its real OpenFlow server; the
+# test plays the switch with the codec.
+check_PROGRAMS += tests/napps/test_of_core
+TESTS += tests/napps/test_of_core
+tests_napps_test_of_core_SOURCES = tests/napps/test_of_core.c
+tests_napps_test_of_core_CFLAGS = $(TEST_CC) -I$(top_srcdir)/plugins/of_core/ofp \
+	-DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_of_core_LDADD = libkytos-test.la plugins/of_core/ofp/libofp.la $(TEST_LIBS)
