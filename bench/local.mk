@@ -16,8 +16,9 @@ bench_benchnapp_la_CFLAGS = $(NAPP_CC)
 bench_benchnapp_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
 bench_benchnapp_la_LIBADD = $(JSONC_LIBS)
 
-EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/README.md
+EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/southbound_bench.py bench/README.md
 
-bench: all bench/benchnapp.la $(noinst_PROGRAMS)
+# (sbproto: the southbound part's baseline for PACKET_IN)
+bench: all bench/benchnapp.la tests/southbound/sbproto.la $(noinst_PROGRAMS)
 	BUILD_DIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/run-bench.sh
 .PHONY: bench

@@ -5,7 +5,7 @@
 # otherwise) and every run is bounded.
 #
 #   make bench                       # everything
-#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | micro
+#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | micro
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
 #   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
 #   KYTOS_URL=http://host:port[/prefix] make bench
@@ -167,11 +167,19 @@ mkdir -p "$results"
 out="$results/$day-$commit.md" i=2
 while [ -e "$out" ]; do out="$results/$day-$commit-$i.md"; i=$((i + 1)); done
 
+# kytosd + of_core against real Open vSwitch switches (needs root and OVS;
+# it prints why it skipped otherwise)
+southbound_part() {
+  SRV_CPU=$SRV_CPU LOAD_CPU=$LOAD_CPU REPEAT=$REPEAT BUILD_DIR=$B \
+    python3 "$(dirname "$0")/southbound_bench.py" || echo "(southbound_bench.py failed)"
+}
+
 run_parts() {
   case $ONLY in
-    all) ceiling_part; napps_part; micro_part ;;
+    all) ceiling_part; napps_part; southbound_part; micro_part ;;
     ceiling) ceiling_part ;;
     napps) napps_part ;;
+    southbound) southbound_part ;;
     micro) micro_part ;;
   esac
 }

@@ -99,6 +99,10 @@ EXTRA_DIST += tests/fuzz/run-fuzz.sh
 # every southbound test uses, checked on its own.  SKIP without OVS or root.
 TESTS += tests/ovs/test_ovs_harness.py
 EXTRA_DIST += tests/ovs/test_ovs_harness.py tests/ovs/ovs_harness.py
+# Hostile switches (raw-socket fakes) beside well-behaved ones and, with
+# of_core built and OVS available, a real OVS switch.
+TESTS += tests/ovs/test_hostile_switches.py
+EXTRA_DIST += tests/ovs/test_hostile_switches.py tests/ovs/fake_switch.py
 
 include tests/southbound/local.mk
 # The data the tests and benchmarks read (tests/data/README.md): in the
