@@ -181,7 +181,7 @@ static bool reapable(struct lldp *l, const struct lldp_topo *t, const char *id,
         return false;
     memcpy(dpid, id, (size_t)(colon - id));
     dpid[colon - id] = '\0';
-    return lldp_jbool(lldp_topo_switch(t, dpid), "active") && lldp_jbool(*intf, "lldp") &&
+    return lldp_jbool(lldp_topo_switch(t, dpid), "active") && lldp_intf_lldp(l, *intf) &&
            lldp_lv_is_enabled(l, id);
 }
 

@@ -87,6 +87,15 @@ struct lldp {
     struct lldp_loop *loops;
     size_t n_loops, cap_loops;
     pthread_mutex_t poll_mu;              /* one polling round at a time */
+
+    /* LLDP switched on/off by REST that topology's view may not show yet
+     * (it applies our network_status.updated asynchronously) */
+    pthread_mutex_t ov_mu;
+    struct lldp_override {
+        char id[LLDP_ID_MAX];
+        bool lldp;
+    } *ov;
+    size_t n_ov, cap_ov;
 };
 
 int64_t lldp_now_ms(void);                /* CLOCK_MONOTONIC */
@@ -105,6 +114,9 @@ struct json_object *lldp_topo_intf_by_id(const struct lldp_topo *t, const char *
 bool lldp_jbool(struct json_object *o, const char *key);
 const char *lldp_jstr(struct json_object *o, const char *key);
 bool lldp_jint(struct json_object *o, const char *key, int64_t *out);
+/* an interface's "lldp", with the REST changes topology has not shown yet */
+bool lldp_intf_lldp(struct lldp *l, struct json_object *intf);
+void lldp_override_set(struct lldp *l, const char *id, bool lldp);
 
 /* punt.c */
 int lldp_punt_on_switch_event(kytos_napp *napp, const kytos_event *ev, void *ud);

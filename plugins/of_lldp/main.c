@@ -190,6 +190,8 @@ static void lldp_release(kytos_napp *napp, void *data)
     free(l->lv_enabled);
     free(l->pairs);
     free(l->loops);
+    free(l->ov);
+    pthread_mutex_destroy(&l->ov_mu);
     pthread_mutex_destroy(&l->mu);
     pthread_mutex_destroy(&l->poll_mu);
     free(l);
@@ -216,6 +218,7 @@ static int lldp_init(kytos_napp *napp, char **errmsg)
     l->napp = napp;
     pthread_mutex_init(&l->mu, NULL);
     pthread_mutex_init(&l->poll_mu, NULL);
+    pthread_mutex_init(&l->ov_mu, NULL);
     kytos_napp_set_data_full(napp, l, lldp_release);
     if (read_settings(l, errmsg) < 0)
         return KYTOS_EINVAL;

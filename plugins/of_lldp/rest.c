@@ -105,7 +105,7 @@ static int h_get_interfaces(kytos_req *req, void *ud)
             continue;
         json_object_object_foreach(ifs, id, intf)
         {
-            if (lldp_jbool(intf, "lldp"))
+            if (lldp_intf_lldp(l, intf))
                 json_object_array_add(ids, json_object_new_string(id));
         }
     }
@@ -154,6 +154,7 @@ static int lldp_set(kytos_req *req, struct lldp *l, bool enable)
             continue;
         }
         json_object_array_add(changed, json_object_new_string(json_object_get_string(v)));
+        lldp_override_set(l, json_object_get_string(v), enable);
         json_object_array_add(intfs, copy(intf));
     }
     lldp_topo_put(t);
@@ -163,7 +164,6 @@ static int lldp_set(kytos_req *req, struct lldp *l, bool enable)
         json_object_object_add(ev, "state", json_object_new_string(enable ? "enabled" : "disabled"));
         json_object_object_add(ev, "interface_ids", json_object_get(changed));
         lldp_publish(l, "kytos/of_lldp.network_status.updated", ev);
-        lldp_topo_invalidate(l);
         if (!enable) {
             struct kytos_error err;
             for (size_t k = 0; k < json_object_array_length(changed); k++) {
@@ -264,7 +264,7 @@ static int liveness_set(kytos_req *req, struct lldp *l, bool enable)
         append(msg, sizeof msg, &len, "Interface IDs [");
         for (size_t k = 0; k < n; k++) {
             struct json_object *v = json_object_array_get_idx(ids, k);
-            if (lldp_jbool(lldp_topo_intf_by_id(t, json_object_get_string(v)), "lldp"))
+            if (lldp_intf_lldp(l, lldp_topo_intf_by_id(t, json_object_get_string(v))))
                 continue;
             append(msg, sizeof msg, &len, non_lldp++ ? ", " : "");
             py_repr(msg, sizeof msg, &len, v);

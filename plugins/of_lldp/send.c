@@ -28,7 +28,7 @@ static void send_one(struct lldp *l, const char *dpid, uint64_t dpid_num, struct
     if (!lldp_jint(intf, "port_number", &port) || port < 0 || port > UINT32_MAX ||
         (uint32_t)port == LLDP_OFPP_LOCAL)
         return;
-    if (!lldp_jbool(intf, "lldp") || !lldp_jbool(intf, "active") || !lldp_jbool(intf, "enabled"))
+    if (!lldp_intf_lldp(l, intf) || !lldp_jbool(intf, "active") || !lldp_jbool(intf, "enabled"))
         return;
     lldp_mac_parse(lldp_jstr(intf, "mac"), mac);   /* unparsable: all-zero, derived below */
     lldp_source_mac(mac, dpid_num, (uint32_t)port, src);

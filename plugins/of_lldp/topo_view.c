@@ -41,6 +41,60 @@ bool lldp_jint(struct json_object *o, const char *key, int64_t *out)
     return true;
 }
 
+bool lldp_intf_lldp(struct lldp *l, struct json_object *intf)
+{
+    const char *id = lldp_jstr(intf, "id");
+    bool v = lldp_jbool(intf, "lldp");
+
+    pthread_mutex_lock(&l->ov_mu);
+    for (size_t k = 0; id && k < l->n_ov; k++)
+        if (strcmp(l->ov[k].id, id) == 0) {
+            v = l->ov[k].lldp;
+            break;
+        }
+    pthread_mutex_unlock(&l->ov_mu);
+    return v;
+}
+
+void lldp_override_set(struct lldp *l, const char *id, bool lldp)
+{
+    size_t k;
+
+    if (strlen(id) >= LLDP_ID_MAX)
+        return;
+    pthread_mutex_lock(&l->ov_mu);
+    for (k = 0; k < l->n_ov && strcmp(l->ov[k].id, id) != 0; k++)
+        ;
+    if (k == l->n_ov && l->n_ov == l->cap_ov) {
+        size_t nc = l->cap_ov ? 2 * l->cap_ov : 8;
+        void *p = realloc(l->ov, nc * sizeof *l->ov);
+        if (!p) {
+            pthread_mutex_unlock(&l->ov_mu);
+            return;
+        }
+        l->ov = p;
+        l->cap_ov = nc;
+    }
+    if (k == l->n_ov)
+        strcpy(l->ov[l->n_ov++].id, id);
+    l->ov[k].lldp = lldp;
+    pthread_mutex_unlock(&l->ov_mu);
+}
+
+/* A fetched view that shows an override's value makes it useless. */
+static void overrides_settle(struct lldp *l, const struct lldp_topo *t)
+{
+    pthread_mutex_lock(&l->ov_mu);
+    for (size_t k = 0; k < l->n_ov;) {
+        struct json_object *i = lldp_topo_intf_by_id(t, l->ov[k].id);
+        if (!i || lldp_jbool(i, "lldp") == l->ov[k].lldp)
+            l->ov[k] = l->ov[--l->n_ov];
+        else
+            k++;
+    }
+    pthread_mutex_unlock(&l->ov_mu);
+}
+
 void lldp_topo_put(struct lldp_topo *t)
 {
     if (!t || atomic_fetch_sub(&t->refs, 1) != 1)
@@ -93,6 +147,7 @@ struct lldp_topo *lldp_topo_get(struct lldp *l, int64_t max_age_ms)
     fresh = fetch(l);
     if (!fresh)
         return NULL;
+    overrides_settle(l, fresh);
     atomic_fetch_add(&fresh->refs, 1);   /* one for the cache, one for the caller */
     pthread_mutex_lock(&l->mu);
     t = l->topo;

@@ -33,7 +33,7 @@
     "(.*\\.switch\\.(new|reconnected)|.*\\.connection\\.lost"                    \
     "|.*\\.switch\\.interfaces\\.created|kytos/of_core\\.switch\\.interface\\.created" \
     "|.*\\.switch\\.interface\\.(link_up|link_down|deleted)|.*\\.interface\\.is\\.nni" \
-    "|.*\\.of_lldp\\.network_status\\.updated|.*\\.switch\\.port\\.created"         \
+    "|.*of_lldp\\.network_status\\.updated|.*\\.switch\\.port\\.created"         \
     "|kytos/.*\\.liveness\\.(up|down|disabled)|topology\\.interruption\\.(start|end))"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -472,7 +472,8 @@ static int on_southbound(kytos_napp *napp, const kytos_event *ev, void *ud)
         on_is_nni(&op, c);
     else if (ends_with(name, ".switch.port.created"))
         on_port_created(&op, c);
-    else if (ends_with(name, ".of_lldp.network_status.updated"))
+    /* Kytos' '.*.of_lldp...': the '.' before of_lldp is any character ('/') */
+    else if (ends_with(name, "of_lldp.network_status.updated"))
         on_lldp_status(&op, c);
     else if (strstr(name, ".liveness."))
         on_liveness(&op, name, c);

