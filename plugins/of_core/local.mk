@@ -1,6 +1,20 @@
-# plugins/of_core: the OpenFlow 1.3 side of kytosd.  For now only the codec,
-# plugins/of_core/ofp/libofp.la (ofp.h): self-contained (libc + json-c), no
-# dependency on the host, linked into the of_core NApp once it exists.
+# plugins/of_core: kytos/of_core, OpenFlow 1.3 towards real switches over the
+# host's southbound server (of_core.h has its event contract), and its codec
+# plugins/of_core/ofp/libofp.la (ofp.h): self-contained (libc + json-c).
+napps_LTLIBRARIES += plugins/of_core.la
+plugins_of_core_la_SOURCES = \
+	plugins/of_core/of_core.h plugins/of_core/main.c plugins/of_core/conn.c \
+	plugins/of_core/switches.c plugins/of_core/ports.c plugins/of_core/flows.c \
+	plugins/of_core/errnames.c \
+	plugins/common/evq.c plugins/common/evq.h \
+	plugins/topology/pyfloat.c plugins/topology/pyfloat.h \
+	plugins/flow_manager/pyjson.c plugins/flow_manager/pyjson.h
+plugins_of_core_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/openapi
+plugins_of_core_la_LDFLAGS = $(NAPP_LINK)
+plugins_of_core_la_LIBADD = plugins/of_core/ofp/libofp.la openapi/libkytos-openapi.la \
+	$(JSONC_LIBS) $(CRYPTO_LIBS) -lm
+
+# The codec, plugins/of_core/ofp/libofp.la: no dependency on the host.
 OFP_SOURCES = \
 	plugins/of_core/ofp/ofp.h plugins/of_core/ofp/ofp_int.h \
 	plugins/of_core/ofp/ofp_buf.c plugins/of_core/ofp/ofp_header.c plugins/of_core/ofp/ofp_basic.c \
@@ -46,3 +60,20 @@ tests_fuzz_ofp_decode_fuzz_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/plugins/of_core
 tests_fuzz_ofp_decode_fuzz_LDFLAGS = $(OFP_FUZZ_FLAGS)
 tests_fuzz_ofp_decode_fuzz_LDADD = $(JSONC_LIBS)
 endif
+
+# of_core on real Open vSwitch, end to end with topology and flow_manager
+# (tests/ovs/ofcore_env.py).  SKIP without OVS or root.
+TESTS += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py \
+	tests/ovs/test_of_core_mef_eline.py
+EXTRA_DIST += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py \
+	tests/ovs/test_of_core_mef_eline.py \
+	tests/ovs/ofcore_env.py
+
+# of_core in the in-process test host with its real OpenFlow server; the
+# test plays the switch with the codec.
+check_PROGRAMS += tests/napps/test_of_core
+TESTS += tests/napps/test_of_core
+tests_napps_test_of_core_SOURCES = tests/napps/test_of_core.c
+tests_napps_test_of_core_CFLAGS = $(TEST_CC) -I$(top_srcdir)/plugins/of_core/ofp \
+	-DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_of_core_LDADD = libkytos-test.la plugins/of_core/ofp/libofp.la $(TEST_LIBS)
