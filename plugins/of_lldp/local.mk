@@ -40,3 +40,7 @@ tests_fuzz_lldp_frame_fuzz_SOURCES = tests/fuzz/lldp_frame_fuzz.c $(LLDP_FRAME_S
 tests_fuzz_lldp_frame_fuzz_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/plugins/of_lldp $(LLDP_FUZZ_FLAGS)
 tests_fuzz_lldp_frame_fuzz_LDFLAGS = $(LLDP_FUZZ_FLAGS)
 endif
+
+# On real Open vSwitch through of_core (tests/ovs/ofcore_env.py).  SKIP without OVS or root.
+TESTS += tests/ovs/test_of_lldp_ovs.py
+EXTRA_DIST += tests/ovs/test_of_lldp_ovs.py
