@@ -12,7 +12,8 @@
  *   .*.switch.interface.(link_up|link_down|deleted)   {"interface": INTF}
  *   .*.interface.is.nni              {"interface_a": INTF, "interface_b": INTF}
  *   .*.switch.port.created           republished as kytos/topology.port.created
- *   .*.of_lldp.network_status.updated {"interface_ids": [id, ...]}
+ *   .*.of_lldp.network_status.updated {"attribute": "LLDP", "state": "enabled"|"disabled",
+ *                                      "interface_ids": [id, ...]}  (sets lldp)
  *   kytos/.*.liveness.(up|down)      {"interface_a": INTF, "interface_b": INTF}
  *   kytos/.*.liveness.disabled       {"interfaces": [INTF or id, ...]}
  *   topology.interruption.(start|end) {"type": str, "links": [link_id, ...]}
@@ -32,7 +33,7 @@
     "(.*\\.switch\\.(new|reconnected)|.*\\.connection\\.lost"                    \
     "|.*\\.switch\\.interfaces\\.created|kytos/of_core\\.switch\\.interface\\.created" \
     "|.*\\.switch\\.interface\\.(link_up|link_down|deleted)|.*\\.interface\\.is\\.nni" \
-    "|.*\\.of_lldp\\.network_status\\.updated|.*\\.switch\\.port\\.created"         \
+    "|.*of_lldp\\.network_status\\.updated|.*\\.switch\\.port\\.created"         \
     "|kytos/.*\\.liveness\\.(up|down|disabled)|topology\\.interruption\\.(start|end))"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -351,19 +352,31 @@ static void on_port_created(struct topo_op *op, struct json_object *c)
         topo_op_event(op, "kytos/topology.port.created", copy);
 }
 
+/* Kytos' of_lldp sets Interface.lldp on the shared objects and topology
+ * persists the switch; here of_lldp cannot reach topology's interfaces, so
+ * topology applies the "LLDP" attribute's state itself. */
 static void on_lldp_status(struct topo_op *op, struct json_object *c)
 {
     struct json_object *ids;
+    const char *attr = obj_str(c, "attribute"), *state = obj_str(c, "state");
+    int lldp = -1;
     size_t n;
 
     if (!json_object_object_get_ex(c, "interface_ids", &ids) ||
         !json_object_is_type(ids, json_type_array))
         return;
+    if (attr && strcmp(attr, "LLDP") == 0 && state)
+        lldp = strcmp(state, "enabled") == 0 ? 1 : strcmp(state, "disabled") == 0 ? 0 : -1;
     n = json_object_array_length(ids);
     for (size_t k = 0; k < n; k++) {
         struct topo_intf *i = intf_lookup(op->t, json_object_array_get_idx(ids, k));
-        if (i)
-            topo_op_persist_switch(op, i->sw);
+        if (!i)
+            continue;
+        if (lldp >= 0 && i->lldp != (lldp == 1)) {
+            i->lldp = lldp == 1;
+            op->changed = true;
+        }
+        topo_op_persist_switch(op, i->sw);
     }
 }
 
@@ -459,7 +472,8 @@ static int on_southbound(kytos_napp *napp, const kytos_event *ev, void *ud)
         on_is_nni(&op, c);
     else if (ends_with(name, ".switch.port.created"))
         on_port_created(&op, c);
-    else if (ends_with(name, ".of_lldp.network_status.updated"))
+    /* Kytos' '.*.of_lldp...': the '.' before of_lldp is any character ('/') */
+    else if (ends_with(name, "of_lldp.network_status.updated"))
         on_lldp_status(&op, c);
     else if (strstr(name, ".liveness."))
         on_liveness(&op, name, c);

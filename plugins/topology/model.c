@@ -389,6 +389,19 @@ bool topo_link_mismatched(const struct topo_link *l)
     return l->a->link != l || l->b->link != l;
 }
 
+/* of_lldp's liveness status hook (Kytos registers it from of_lldp; here
+ * topology applies it): an enabled, active link whose metadata has
+ * liveness_status other than "up" is DOWN, reason "liveness". */
+bool topo_link_liveness_down(const struct topo_link *l)
+{
+    struct json_object *v;
+
+    if (!topo_link_is_enabled(l) || !topo_link_is_active(l) || !l->metadata ||
+        !json_object_object_get_ex(l->metadata, "liveness_status", &v))
+        return false;
+    return !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), "up") != 0;
+}
+
 enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms)
 {
     enum topo_status s = generic_status(topo_link_is_enabled(l), topo_link_is_active(l));
@@ -398,6 +411,8 @@ enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms)
         return TOPO_DOWN;
     /* and its mismatched-link hook one its interfaces left (re-cabled) */
     if (s == TOPO_UP && topo_link_mismatched(l))
+        return TOPO_DOWN;
+    if (s == TOPO_UP && topo_link_liveness_down(l))
         return TOPO_DOWN;
     return s;
 }

@@ -147,7 +147,10 @@ static void write_link(struct jw *w, const struct topo_link *l, int64_t now, con
     jw_lit(w, ",\"status\":\"");
     jw_lit(w, topo_status_str(topo_link_status(l, now)));
     jw_lit(w, "\",\"status_reason\":");
-    if (topo_link_mismatched(l))   /* sorted, as view.c's */
+    if (topo_link_liveness_down(l))   /* sorted, as view.c's; only when enabled */
+        jw_lit(w, topo_link_mismatched(l) ? "[\"liveness\",\"mismatched_link\"]"
+                                          : "[\"liveness\"]");
+    else if (topo_link_mismatched(l))
         jw_lit(w, enabled ? "[\"mismatched_link\"]" : "[\"disabled\",\"mismatched_link\"]");
     else
         write_status_reason(w, enabled);

@@ -246,6 +246,7 @@ bool topo_link_is_active(const struct topo_link *l);
  * topology reports it. */
 bool topo_link_mismatched(const struct topo_link *l);
 enum topo_status topo_link_status(const struct topo_link *l, int64_t now_ms);
+bool topo_link_liveness_down(const struct topo_link *l);  /* of_lldp's hook */
 enum topo_status topo_switch_status(const struct topo_switch *s);
 enum topo_status topo_intf_status(const struct topo_intf *i);
 const char *topo_status_str(enum topo_status s);

@@ -4,7 +4,8 @@
  * with ../shared/fixtures/gen_topology.py); a test checks they agree.
  *
  * status_reason: Kytos fills it from status_reason_funcs that NApps
- * register (none of ours do) plus "disabled" for a disabled entity; the
+ * register (of_lldp's "liveness", applied here) plus "disabled" for a
+ * disabled entity; the
  * fixture shows [] for an enabled but inactive port, so "deactivated" is
  * not reported. */
 #include "topo.h"
@@ -31,6 +32,8 @@ static struct json_object *link_status_reason(const struct topo_link *l, bool en
 {
     struct json_object *a = status_reason(enabled);
 
+    if (a && topo_link_liveness_down(l))
+        json_object_array_add(a, json_object_new_string("liveness"));
     if (a && topo_link_mismatched(l))
         json_object_array_add(a, json_object_new_string("mismatched_link"));
     return a;
