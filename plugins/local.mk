@@ -22,3 +22,4 @@ clean-napps-dir:
 include plugins/simnet/local.mk
 include plugins/topology/local.mk
 include plugins/of_core/local.mk
+include plugins/pathfinder/local.mk
