@@ -163,7 +163,15 @@ static int constrained(struct job *j, const struct metric *mand, size_t nm, cons
         for (size_t c = 0; c < i; c++)
             combo[c] = c;
         for (;;) {
-            struct json_object *metrics = json_object_new_object();
+            struct json_object *metrics;
+            /* filtering the edges is work too: many flexible metrics make
+             * many combinations, and the budget bounds them all */
+            j->s.work += j->g->n_edges + 1;
+            if (j->s.work > j->s.budget) {
+                j->s.truncated = true;
+                return 1;
+            }
+            metrics = json_object_new_object();
             for (size_t m = 0; m < nm; m++)
                 json_object_object_add(metrics, mand[m].name, json_object_get(mand[m].val));
             for (size_t c = 0; c < i; c++)

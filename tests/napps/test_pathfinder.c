@@ -364,6 +364,37 @@ START_TEST(paths_follow_the_topology)
 }
 END_TEST
 
+static uint64_t generation(void)
+{
+    kytos_test_resp *r = kytos_test_request(th, "GET", TOPO "generation", NULL);
+    struct json_object *v;
+    uint64_t g;
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "generation", &v));
+    ck_assert(json_object_is_type(v, json_type_int));
+    g = (uint64_t)json_object_get_int64(v);
+    kytos_test_resp_free(r);
+    return g;
+}
+
+START_TEST(topology_numbers_its_snapshots)
+{
+    kytos_test_resp *r;
+    uint64_t g = generation();
+    char want[32];
+
+    ck_assert_uint_gt(g, 0);
+    ck_assert_uint_eq(generation(), g);         /* nothing changed */
+    r = kytos_test_request(th, "GET", TOPO, NULL);
+    snprintf(want, sizeof want, "%llu", (unsigned long long)g);
+    ck_assert_str_eq(kytos_test_resp_header(r, "X-Kytos-Topology-Generation"), want);
+    kytos_test_resp_free(r);
+    mesh_links();
+    set_metadata(L12, "{\"delay\": 3}");
+    ck_assert_uint_gt(generation(), g);
+}
+END_TEST
+
 static uint64_t work_of(kytos_test_resp *r)
 {
     const char *w = kytos_test_resp_header(r, "X-Kytos-Pathfinder-Work");
@@ -419,6 +450,24 @@ START_TEST(a_ring_of_200_switches_answers_within_budget)
     fprintf(stderr, "# 200-switch ring, k = 10: %llu work units\n", (unsigned long long)work_of(r));
     ck_assert_uint_le(work_of(r), 40000);   /* 10615 when written */
     kytos_test_resp_free(r);
+}
+END_TEST
+
+START_TEST(many_flexible_metrics_stay_within_budget)
+{
+    /* 16 metrics: 65536 combinations, none finding a path (unknown source);
+     * each filters every edge, counted, and the budget caps the total */
+    kytos_test_resp *r = ask("{\"source\":\"nowhere\",\"destination\":\"" S4 "\",\"flexible_metrics\":"
+                             "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,"
+                             "\"i\":1,\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,\"o\":1,\"p\":1},"
+                             "\"minimum_flexible_hits\":0}", 200);
+    uint64_t w = work_of(r);
+    ck_assert_uint_ge(w, 65536);
+    ck_assert_uint_le(w, PF_WORK_BUDGET + 1000);
+    kytos_test_resp_free(r);
+    expect_error("{" FROM_1_TO_4 ",\"flexible_metrics\":{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,"
+                 "\"f\":1,\"g\":1,\"h\":1,\"i\":1,\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,\"o\":1,"
+                 "\"p\":1,\"q\":1}}", "flexible_metrics has more than 16 metrics");
 }
 END_TEST
 
@@ -766,10 +815,12 @@ static Suite *suite(void)
     tcase_add_test(tc, mandatory_and_flexible_metrics);
     tcase_add_test(tc, errors_are_kytos_400s);
     tcase_add_test(tc, paths_follow_the_topology);
+    tcase_add_test(tc, topology_numbers_its_snapshots);
     tcase_add_test(tc, mef_eline_dynamic_paths_honour_constraints);
     tc = kytos_check_case(s, "large", setup, teardown, 240);
     tcase_add_test(tc, a_full_mesh_of_24_switches_answers_within_budget);
     tcase_add_test(tc, a_ring_of_200_switches_answers_within_budget);
+    tcase_add_test(tc, many_flexible_metrics_stay_within_budget);
     tc = kytos_check_case(s, "search", no_setup, no_setup, 120);
     tcase_add_test(tc, yen_matches_every_simple_path_sorted);
     tcase_add_test(tc, a_random_200_switch_network_is_searched_with_bounded_work);
