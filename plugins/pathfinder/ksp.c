@@ -269,9 +269,17 @@ static int path_cmp(const struct pf_path *a, const struct pf_path *b)
     return (a->n > b->n) - (a->n < b->n);
 }
 
-static bool same_path(const struct pf_path *a, const int *nodes, size_t n)
+static uint64_t path_hash(const int *nodes, size_t n)
 {
-    return a->n == n && memcmp(a->nodes, nodes, n * sizeof *nodes) == 0;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint64_t)(unsigned)nodes[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool same_path(const struct pf_path *a, uint64_t hash, const int *nodes, size_t n)
+{
+    return a->hash == hash && a->n == n && memcmp(a->nodes, nodes, n * sizeof *nodes) == 0;
 }
 
 void pf_path_free(struct pf_path *p)
@@ -343,6 +351,7 @@ int pf_ksp(struct pf_search *s, int src, int dst, size_t k, struct pf_path *out)
     }
     memcpy(out[0].nodes, c.walk, len * sizeof(int));
     out[0].n = len;
+    out[0].hash = path_hash(out[0].nodes, len);
     path_cost(s, &out[0]);
     nout = 1;
     while (nout < k && !s->truncated) {
@@ -371,10 +380,11 @@ int pf_ksp(struct pf_search *s, int src, int dst, size_t k, struct pf_path *out)
                 }
                 memcpy(p.nodes, prev->nodes, i * sizeof(int));
                 memcpy(p.nodes + i, c.walk, len * sizeof(int));
+                p.hash = path_hash(p.nodes, n);
                 for (size_t b = 0; b < ncand && !dup; b++)
-                    dup = same_path(&cand[b], p.nodes, n);
+                    dup = same_path(&cand[b], p.hash, p.nodes, n);
                 for (size_t a = 0; a < nout && !dup; a++)
-                    dup = same_path(&out[a], p.nodes, n);
+                    dup = same_path(&out[a], p.hash, p.nodes, n);
                 if (dup) {
                     free(p.nodes);
                     continue;

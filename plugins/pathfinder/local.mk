@@ -25,3 +25,11 @@ tests_napps_test_pathfinder_SOURCES = tests/napps/test_pathfinder.c \
 	plugins/topology/pyfloat.c
 tests_napps_test_pathfinder_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
 tests_napps_test_pathfinder_LDADD = libkytos-test.la $(TEST_LIBS) -lm
+
+# bench/pathfinder_bench: the search alone on random networks (bench/run-bench.sh, micro part)
+noinst_PROGRAMS += bench/pathfinder_bench
+bench_pathfinder_bench_SOURCES = bench/pathfinder_bench.c \
+	plugins/pathfinder/graph.c plugins/pathfinder/ksp.c plugins/pathfinder/filters.c \
+	plugins/topology/pyfloat.c
+bench_pathfinder_bench_CFLAGS = $(AM_CFLAGS)
+bench_pathfinder_bench_LDADD = $(JSONC_LIBS) -lm

@@ -75,6 +75,7 @@ struct pf_path {
     size_t n;
     double cost;
     bool cost_float;       /* Python would sum to a float */
+    uint64_t hash;         /* of the nodes (ksp.c's duplicate check) */
 };
 
 struct pf_search {
