@@ -129,7 +129,8 @@ ceiling_part() {
 
 micro_part() {
   # each program with the arguments its closing note quotes
-  for spec in "bench/openapi_bench" "bench/store_bench -t 4 -n 3000" "bench/event_bench"; do
+  for spec in "bench/openapi_bench" "bench/store_bench -t 4 -n 3000" "bench/event_bench" \
+              "bench/pathfinder_bench 200"; do
     prog=${spec%% *}
     args=${spec#"$prog"}
     if [ -x "$B/$prog" ]; then

@@ -23,3 +23,4 @@ include plugins/simnet/local.mk
 include plugins/topology/local.mk
 include plugins/of_core/local.mk
 include plugins/of_lldp/local.mk
+include plugins/pathfinder/local.mk

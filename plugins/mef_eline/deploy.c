@@ -34,10 +34,10 @@ static int copy_path(struct me_path *dst, const struct me_path *src)
 }
 
 /* The path to use now, without tags; -1 when none. */
-static int choose_path(const struct me_evc *e, const struct me_snap *snap,
+static int choose_path(struct me *me, const struct me_evc *e, const struct me_snap *snap,
                        const char *const *avoid, size_t n_avoid, struct me_path *out)
 {
-    int links[MAX_HOPS], hops;
+    int links[MAX_HOPS], hops, rc;
 
     if (e->primary.n && me_path_up(&e->primary, snap) && path_avoids(&e->primary, avoid, n_avoid))
         return copy_path(out, &e->primary);
@@ -45,6 +45,10 @@ static int choose_path(const struct me_evc *e, const struct me_snap *snap,
         return copy_path(out, &e->backup);
     if (!e->dynamic || !snap)
         return -1;
+    rc = me_paths_dynamic(me, e, snap, avoid, n_avoid, out);
+    if (rc <= 0)
+        return rc;
+    /* no kytos/pathfinder loaded: the shortest path by hops, unconstrained */
     hops = me_snap_shortest(snap, e->a.dpid, e->z.dpid, avoid, n_avoid, links, MAX_HOPS);
     if (hops <= 0)
         return -1;
@@ -149,7 +153,7 @@ static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, si
         return true;
     snap = me_snapshot(me, 0);
     if (strcmp(e->a.dpid, e->z.dpid) != 0) {
-        if (choose_path(e, snap, avoid, n_avoid, &path) != 0 || path.n == 0) {
+        if (choose_path(me, e, snap, avoid, n_avoid, &path) != 0 || path.n == 0) {
             me_snap_put(snap);
             me_path_clear(&path);
             kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) has no path to deploy on", e->id);

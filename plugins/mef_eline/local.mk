@@ -6,7 +6,7 @@ plugins_mef_eline_la_SOURCES = \
 	plugins/mef_eline/deploy.c plugins/mef_eline/events.c \
 	plugins/mef_eline/rest_evc.c plugins/mef_eline/rest_meta.c \
 	plugins/mef_eline/schedule.c plugins/mef_eline/sched_check.c \
-	plugins/mef_eline/retry.c \
+	plugins/mef_eline/retry.c plugins/mef_eline/paths.c \
 	plugins/common/retry_interval.c plugins/common/retry_interval.h
 nodist_plugins_mef_eline_la_SOURCES = plugins/mef_eline/openapi_spec.c
 plugins_mef_eline_la_CFLAGS = $(NAPP_CC)
@@ -18,7 +18,7 @@ BUILT_SOURCES += plugins/mef_eline/openapi_spec.c
 CLEANFILES += plugins/mef_eline/openapi_spec.c
 EXTRA_DIST += plugins/mef_eline/openapi.yml
 
-# Unit tests through the in-process test host (needs topology.so, flow_manager.so
+# Unit tests through the in-process test host (needs topology.so, flow_manager.so, pathfinder.so
 # and simnet.so; reads tests/data/fixtures/mef_eline_evc_cases.json).
 check_PROGRAMS += tests/napps/test_mef_eline
 TESTS += tests/napps/test_mef_eline

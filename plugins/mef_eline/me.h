@@ -97,6 +97,14 @@ const struct me_link *me_snap_link_between(const struct me_snap *s, const char *
 /* Shortest path by hops between two switches over up links, not using the
  * links in avoid[] (n_avoid).  Fills out[] with link indexes (max cap);
  * returns the hop count, 0 for the same switch, -1 when unreachable. */
+struct me;
+struct me_evc;
+struct me_path;
+/* paths.c: a dynamic path from kytos/pathfinder honouring the EVC's
+ * primary/secondary constraints (e->lock held): 0 found (out), -1 none,
+ * 1 pathfinder is not there. */
+int me_paths_dynamic(struct me *me, const struct me_evc *e, const struct me_snap *snap,
+                     const char *const *avoid, size_t n_avoid, struct me_path *out);
 int me_snap_shortest(const struct me_snap *s, const char *from, const char *to,
                      const char *const *avoid, size_t n_avoid, int *out, size_t cap);
 

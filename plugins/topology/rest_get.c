@@ -3,6 +3,9 @@
  * model or the store, so they run inline on the I/O thread. */
 #include "topo.h"
 
+#include <stdio.h>
+#include <string.h>
+
 enum body_kind { BODY_TOPOLOGY, BODY_SWITCHES, BODY_INTERFACES, BODY_LINKS };
 
 static void release_snapshot(void *ud)
@@ -38,6 +41,11 @@ static int serve(kytos_req *req, struct topo *t, enum body_kind kind)
         len = s->links.len;
         break;
     }
+    if (kind == BODY_TOPOLOGY) {
+        char gen[24];
+        snprintf(gen, sizeof gen, "%llu", (unsigned long long)s->gen);
+        kytos_resp_header(req, TOPO_GEN_HEADER, gen);
+    }
     /* on failure kytos_resp_static has already released the reference */
     return kytos_resp_static(req, 200, "application/json", buf, len, release_snapshot, s);
 }
@@ -45,6 +53,21 @@ static int serve(kytos_req *req, struct topo *t, enum body_kind kind)
 static int get_topology(kytos_req *req, void *ud)
 {
     return serve(req, ud, BODY_TOPOLOGY);
+}
+
+/* kytos-c's own: the current snapshot's generation, so a reader that built
+ * something from GET v3/ (pathfinder's graph) knows, for the price of a few
+ * bytes, whether it must read the topology again. */
+static int get_generation(kytos_req *req, void *ud)
+{
+    struct topo_snapshot *s = topo_snapshot_get(ud);
+    char body[48];
+
+    if (!s)
+        return kytos_resp_error(req, 503, "Topology not loaded yet");
+    snprintf(body, sizeof body, "{\"generation\": %llu}", (unsigned long long)s->gen);
+    topo_snapshot_put(s);
+    return kytos_resp_raw(req, 200, "application/json", body, strlen(body));
 }
 
 static int get_switches(kytos_req *req, void *ud)
@@ -85,6 +108,7 @@ int topo_routes_get(struct topo *t)
         kytos_handler fn;
     } routes[] = {
         {"v3/", get_topology},
+        {"v3/generation", get_generation},
         {"v3/switches", get_switches},
         {"v3/interfaces", get_interfaces},
         {"v3/links", get_links},

@@ -259,6 +259,7 @@ bool topo_snapshot_rebuild(struct topo *t)
         snapshot_free(s);
         return false;
     }
+    s->gen = ++t->snap_gen;
     pthread_mutex_lock(&t->snap_lock);
     old = t->snap;
     t->snap = s;

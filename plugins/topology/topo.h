@@ -109,6 +109,7 @@ struct topo_link {
 struct topo_snapshot {
     atomic_int refs;
     struct topo *owner;
+    uint64_t gen;             /* 1, 2, ...: one more per rebuild (v3/generation) */
     struct jw topology, switches, links, interfaces;
 };
 
@@ -186,6 +187,7 @@ struct topo {
 
     pthread_mutex_t snap_lock;
     struct topo_snapshot *snap;
+    uint64_t snap_gen;               /* the last snapshot's gen (write_lock) */
     struct jw scratch;               /* interface texts, reused by each rebuild */
     pthread_mutex_t spare_lock;
     struct topo_snapshot *spare;     /* a released snapshot, buffers kept */
@@ -389,6 +391,10 @@ struct json_object *topo_metadata_event(const char *entity, struct json_object *
                                         struct json_object *metadata);
 
 /* ---- rest_*.c ---- */
+/* GET v3/ carries the snapshot's generation in this header; GET
+ * v3/generation answers {"generation": n} (kytos-c's own). */
+#define TOPO_GEN_HEADER "X-Kytos-Topology-Generation"
+
 /* A route of a rest_*.c table, registered by topo_routes_add (rest_get.c). */
 struct topo_route {
     const char *method, *path;

@@ -1,6 +1,6 @@
 /* tests/napps/test_mef_eline.c - kytos/mef_eline through the in-process
- * test host over simnet's 3-switch ring (topology, flow_manager, mef_eline,
- * simnet): every case of tests/data/fixtures/mef_eline_evc_cases.json, 409 for
+ * test host over simnet's 3-switch ring (topology, flow_manager, pathfinder,
+ * mef_eline, simnet; dynamic paths come from pathfinder): every case of tests/data/fixtures/mef_eline_evc_cases.json, 409 for
  * a duplicated EPL UNI, list/get/patch/delete/metadata, flows installed
  * through flow_manager, link failures moving or downing an EVC, and the
  * schedule API (POST/PATCH/DELETE v2/evc/schedule, its 400s and 404s) with
@@ -43,7 +43,7 @@ static const char conf[] = "[kytos/topology]\n"
 static kytos_test_host *host_over(const char *data_dir)
 {
     struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf, .data_dir = data_dir};
-    static const char *const napps[] = {"topology", "flow_manager", "mef_eline", "simnet"};
+    static const char *const napps[] = {"topology", "flow_manager", "pathfinder", "mef_eline", "simnet"};
     char path[512];
     size_t i;
 
