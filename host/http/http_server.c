@@ -307,6 +307,16 @@ static struct MHD_Response *stream_response(kytos_req *r, struct MHD_Connection 
         return NULL;
     x->st = r->stream;
     x->conn = conn;
+    {   /* the kernel's share bounded too: without this, a client that does
+         * not read let the socket's send buffer grow (autotuned up to
+         * tcp_wmem's 4 MB) before the stream's own cap was ever reached */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        size_t cap = kh_stream_cap(x->st);
+        int sz = cap > (1u << 30) ? 1 << 30 : (int)cap;
+        if (ci)
+            (void)setsockopt(ci->connect_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+    }
     x->h = r->ctx;
     r->stream = NULL;   /* its reference is x's now */
     kh_stream_set_wake(x->st, stream_wake, x);

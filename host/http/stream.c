@@ -108,6 +108,8 @@ int kh_stream_done(struct kh_stream *s)
     return d;
 }
 
+size_t kh_stream_cap(const struct kh_stream *s) { return s->cap; }
+
 size_t kh_stream_queued(struct kh_stream *s)
 {
     size_t n;

@@ -28,6 +28,8 @@ int kh_stream_write(struct kh_stream *s, const char *data, size_t len);
 void kh_stream_close(struct kh_stream *s);
 /* 1 once closed, dropped or detached: the producer may forget it. */
 int kh_stream_done(struct kh_stream *s);
+/* The cap given to kh_stream_new. */
+size_t kh_stream_cap(const struct kh_stream *s);
 /* Bytes queued. */
 size_t kh_stream_queued(struct kh_stream *s);
 
