@@ -32,9 +32,18 @@ tests_napps_notanapp_la_CFLAGS = $(NAPP_CC)
 tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere $(AM_LDFLAGS)
 
 # End-to-end: a real kytosd on a free loopback port.
-TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py
-EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py tests/e2e/kytosd_harness.py
+TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
+	tests/e2e/test_dashboard.py
+EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
+	tests/e2e/test_dashboard.py tests/e2e/cdp.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
+
+# Screenshots of the dashboard at desktop and phone sizes (headless
+# Chromium against a kytosd with the shipped NApps): docs/ui.md.
+screenshots: all
+	$(AM_V_GEN)top_builddir='$(abs_top_builddir)' SCREENSHOT_DIR='$(abs_top_builddir)/screenshots' \
+	  $(PYTHON3) $(srcdir)/tests/e2e/test_dashboard.py
+.PHONY: screenshots
 
 # Unit tests of the host's building blocks, one program per module.
 HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \

@@ -157,21 +157,46 @@ function renderNapps() {
 
 /* ---- network ---- */
 
+/* An endpoint's switch: its own field, or its interface id less the port. */
+function switchOf(ep) {
+  if (!ep) return null;
+  return ep.switch || String(ep.id || "").replace(/:[^:]*$/, "");
+}
+
+/* Known not loaded (from the last status): skip its URLs rather than fetch
+ * a 404 the browser's console would report. */
+function notLoaded(id) {
+  const st = state.status;
+  return st && st.napps && !st.napps[id];
+}
+
 function switchLabel(sw) { return sw.data_path || sw.name || sw.id; }
 
 async function refreshNetwork() {
   let sws, links;
+  if (notLoaded("kytos/topology")) {
+    notice("net-msg", "kytos/topology is not loaded: enable it under NApps to see the network.");
+    document.getElementById("graph").replaceChildren();
+    document.getElementById("graph").style.display = "none";
+    document.getElementById("evcs").replaceChildren();
+    notice("evc-msg", "");
+    return;
+  }
+  document.getElementById("graph").style.display = "";
   try {
     [sws, links] = await Promise.all([getJSON(API + "topology/v3/switches"), getJSON(API + "topology/v3/links")]);
   } catch (e) {
     notice("net-msg", e.status === 404 ? "kytos/topology is not loaded: enable it under NApps to see the network."
       : "topology: " + e.message);
     document.getElementById("graph").replaceChildren();
+    document.getElementById("graph").style.display = "none";
+    document.getElementById("evcs").replaceChildren();
     return;
   }
   notice("net-msg", "");
   let evcs = {};
   try {
+    if (notLoaded("kytos/mef_eline")) { const e = new Error("not loaded"); e.status = 404; throw e; }
     evcs = await getJSON(API + "mef_eline/v2/evc/");
     notice("evc-msg", Object.keys(evcs).length ? "" : "No EVC yet.");
   } catch (e) {
@@ -195,7 +220,7 @@ function drawGraph(switches, links, evcs) {
   Object.values(evcs).forEach((evc, k) => {
     const color = COLORS[k % COLORS.length];
     for (const l of evc.current_path || []) {
-      const a = pos[(l.endpoint_a || {}).switch], b = pos[(l.endpoint_b || {}).switch];
+      const a = pos[switchOf(l.endpoint_a)], b = pos[switchOf(l.endpoint_b)];
       if (!a || !b) continue;
       kids.push(el("line", { class: "evc-path" + (state.highlight === evc.id ? " hl" : ""), "data-evc": evc.name || evc.id,
         x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: color }));
@@ -262,14 +287,16 @@ function follow() {
 
 /* ---- main loop ---- */
 
+/* The status first: it tells which NApps are loaded before their URLs
+ * are asked. */
 async function tick() {
-  await Promise.all([
-    refreshHost().catch((e) => {
-      const b = document.getElementById("health");
-      b.textContent = "unreachable"; b.className = "badge bad";
-    }),
-    refreshNetwork().catch(() => {}),
-  ]);
+  try {
+    await refreshHost();
+  } catch (e) {
+    const b = document.getElementById("health");
+    b.textContent = "unreachable"; b.className = "badge bad";
+  }
+  await refreshNetwork().catch(() => {});
 }
 
 async function start() {
