@@ -32,14 +32,23 @@ tests_napps_notanapp_la_CFLAGS = $(NAPP_CC)
 tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere $(AM_LDFLAGS)
 
 # End-to-end: a real kytosd on a free loopback port.
-TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py
-EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/kytosd_harness.py
+TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
+	tests/e2e/test_dashboard.py
+EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
+	tests/e2e/test_dashboard.py tests/e2e/cdp.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
+
+# Screenshots of the dashboard at desktop and phone sizes (headless
+# Chromium against a kytosd with the shipped NApps): docs/ui.md.
+screenshots: all
+	$(AM_V_GEN)top_builddir='$(abs_top_builddir)' SCREENSHOT_DIR='$(abs_top_builddir)/screenshots' \
+	  $(PYTHON3) $(srcdir)/tests/e2e/test_dashboard.py
+.PHONY: screenshots
 
 # Unit tests of the host's building blocks, one program per module.
 HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \
 	tests/host/check_client_group tests/host/check_idle_conns tests/host/check_acceptor \
-	tests/host/check_json_strict
+	tests/host/check_json_strict tests/host/check_ui
 check_PROGRAMS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 TESTS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 EXTRA_DIST += tests/host/addr.h
@@ -64,6 +73,9 @@ tests_host_check_acceptor_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_json_strict_SOURCES = tests/host/check_json_strict.c
 tests_host_check_json_strict_CFLAGS = $(TEST_CC)
 tests_host_check_json_strict_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_ui_SOURCES = tests/host/check_ui.c
+tests_host_check_ui_CFLAGS = $(TEST_CC)
+tests_host_check_ui_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_conf_SOURCES = tests/host/check_conf.c
 tests_host_check_conf_CFLAGS = $(TEST_CC)
 tests_host_check_conf_LDADD = host/libkh_util.la $(TEST_LIBS)

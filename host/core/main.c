@@ -10,6 +10,8 @@
 #include "util/conf_keys.h"
 #include "napps/watcher.h"
 #include "southbound/southbound.h"
+#include "ui/ui.h"
+#include "ui/streams.h"
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +20,16 @@
 #include <unistd.h>
 
 #define LOGGER "kytos.core.kytosd"
+
+static int register_stream_routes(kh_host *h, struct kh_streams *s)
+{
+    return kh_host_core_route(h, "GET", "/api/kytos/core/events/stream", kh_streams_events_get, s,
+                              KYTOS_ROUTE_INLINE) ||
+           kh_host_core_route(h, "GET", "/api/kytos/core/logs/stream", kh_streams_logs_get, s,
+                              KYTOS_ROUTE_INLINE) ||
+           kh_host_core_route(h, "GET", "/api/kytos/core/streams/", kh_streams_status_get, s,
+                              KYTOS_ROUTE_INLINE);
+}
 
 static void usage(FILE *out)
 {
@@ -72,6 +84,8 @@ int main(int argc, char **argv)
     int c, debug = 0, sig;
     char err[512];
     kh_host *h;
+    struct kh_ui *ui;
+    struct kh_streams *streams;
     sigset_t set;
     pthread_t forcer;
 
@@ -172,17 +186,55 @@ int main(int argc, char **argv)
         kh_log_stop();
         return 1;
     }
-    kh_napps_load_all(h);
-    h->http = kh_http_start(&h->web, h->config, err, sizeof err);
-    if (!h->http) {
-        kh_log(LOGGER, KH_CRITICAL, "cannot start the API server: %s", err);
+    ui = kh_ui_new(&(struct kh_ui_conf){
+                       .dir = kh_config_str(cfg, "ui_dir"),
+                       .napps_dir = h->napps_dir,
+                       .max_file = (size_t)kh_config_int(cfg, "ui_max_file"),
+                       .dashboard = kh_config_bool(cfg, "ui_dashboard"),
+                   },
+                   err, sizeof err);
+    if (!ui) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start: %s", err);
         kh_host_free(h);
         kh_log_stop();
         return 1;
     }
+    h->web.ui = ui;
+    h->web.ui_serve = kh_ui_serve;
+    streams = kh_streams_new(&(struct kh_streams_conf){
+                                 .max_streams = (size_t)kh_config_int(cfg, "api_max_streams"),
+                                 .buffer_bytes = (size_t)kh_config_int(cfg, "stream_buffer_bytes"),
+                                 .history = (size_t)kh_config_int(cfg, "stream_history"),
+                                 .heartbeat_ms = (unsigned)kh_config_int(cfg, "stream_heartbeat_ms"),
+                                 .grace_ms = 60000,
+                             },
+                             kh_host_bus(h));
+    if (!streams || register_stream_routes(h, streams) != 0) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start: the live streams (out of memory?)");
+        kh_streams_stop(streams);
+        kh_host_free(h);
+        kh_streams_free(streams);
+        kh_ui_free(ui);
+        kh_log_stop();
+        return 1;
+    }
+    kh_napps_load_all(h);
+    h->http = kh_http_start(&h->web, h->config, err, sizeof err);
+    if (!h->http) {
+        kh_log(LOGGER, KH_CRITICAL, "cannot start the API server: %s", err);
+        kh_streams_stop(streams);
+        kh_host_free(h);
+        kh_streams_free(streams);
+        kh_ui_free(ui);
+        kh_log_stop();
+        return 1;
+    }
     if (kh_host_start(h) != 0) {   /* it logged why */
+        kh_streams_stop(streams);
         kh_http_stop(h->http, 0);
         kh_host_free(h);
+        kh_streams_free(streams);
+        kh_ui_free(ui);
         kh_log_stop();
         return 1;
     }
@@ -207,10 +259,13 @@ int main(int argc, char **argv)
     kh_watcher_stop(h->watcher);
     h->watcher = NULL;
     atomic_store(&h->web.draining, 1);
+    kh_streams_stop(streams);   /* a parked stream holds its connection */
     kh_http_stop(h->http, h->shutdown_timeout_ms);
     h->http = NULL;
     kh_host_stop(h);
     kh_host_free(h);
+    kh_streams_free(streams);   /* after the bus: a publisher may be in its tap */
+    kh_ui_free(ui);
     kh_log(LOGGER, KH_INFO, "kytosd stopped");
     kh_log_stop();
     return 0;

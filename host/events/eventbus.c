@@ -71,6 +71,9 @@ struct kh_bus {
     kh_qmon *qmon;
     kh_bus_observer observer;
     void *observer_ud;
+    const struct kh_bus_tap *tap; /* the live event stream's (kh_bus_set_tap) */
+    void *tap_ud;
+    atomic_int tap_on;
     atomic_uint ndirect;          /* "direct" subscriptions ever made */
 
     int complete;                /* construction finished */
@@ -423,6 +426,42 @@ static int publish_direct(kh_bus *b, const struct kh_match *m, const char *name,
     return 0;
 }
 
+/* Hand the event to the tap as JSON text.  A content that is not ours
+ * (give == 0) may be read by the caller's other threads, and json-c caches
+ * its text inside the object: the tap serialises a copy. */
+static void tap_event(kh_bus *b, const char *name, struct json_object *content, int give)
+{
+    struct json_object *mine = NULL;
+    const char *text = "{}";
+    size_t len = 2;
+
+    if (!b->tap->wants(b->tap_ud, name))
+        return;
+    if (content && !give && json_object_deep_copy(content, &mine, NULL) != 0) {
+        json_object_put(mine);
+        return;
+    }
+    if (content)
+        text = json_object_to_json_string_length(give ? content : mine,
+                                                 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+                                                 &len);
+    if (text)
+        b->tap->event(b->tap_ud, name, text, len);
+    json_object_put(mine);
+}
+
+void kh_bus_set_tap(kh_bus *b, const struct kh_bus_tap *tap, void *ud)
+{
+    b->tap = tap;
+    b->tap_ud = ud;
+}
+
+void kh_bus_tap_enable(kh_bus *b, int on)
+{
+    if (b->tap)
+        atomic_store(&b->tap_on, on);
+}
+
 /* give: content is ours (the caller's reference), used as the event's
  * content without a copy or put on every path that does not use it. */
 static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_object *content,
@@ -478,6 +517,10 @@ static int publish(kh_bus *b, kytos_napp *from, const char *name, struct json_ob
     if (atomic_load(&b->ndirect) && tls_direct_depth < DIRECT_DEPTH_MAX &&
         atomic_load(&b->state) == BUS_RUNNING)
         m = kh_subtab_match(b->subs, name);
+    /* a live stream wants it (host/ui/streams.c): its JSON text, made from
+     * a content only this thread holds */
+    if (atomic_load_explicit(&b->tap_on, memory_order_relaxed))
+        tap_event(b, name, content, give);
     /* nobody listens (flow_manager's flow.pending and flow.added, say):
      * dispatch would drop it; skip the copy, the queue and a thread wake.
      * Without m, only names dispatch has already matched (and cached). */

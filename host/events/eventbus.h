@@ -94,6 +94,18 @@ int kh_bus_register_core_routes(kh_bus *b, kh_core_route_fn add, void *add_ud);
  * threads at once: fn must lock.  content is borrowed and read-only
  * (deep-copy it to keep it).  Set before kh_bus_start. */
 void kh_bus_set_observer(kh_bus *b, kh_bus_observer fn, void *ud);
+/* The live event stream's tap (host/ui/streams.c): while enabled, publish
+ * asks wants(name) and, if so, hands event() the content as JSON text, on
+ * the publishing thread, before the event is queued (an event nobody
+ * subscribes to included).  Both must be quick and must not block.
+ * Disabled, it costs publish one relaxed load.  Set it once, before
+ * enabling; enable and disable from any thread. */
+struct kh_bus_tap {
+    int (*wants)(void *ud, const char *name);
+    void (*event)(void *ud, const char *name, const char *json, size_t len);
+};
+void kh_bus_set_tap(kh_bus *b, const struct kh_bus_tap *tap, void *ud);
+void kh_bus_tap_enable(kh_bus *b, int on);
 /* Fill the event/pacer/timer slots of the ABI table; bus_of finds the bus
  * of the calling NApp (NULL: none, the slot fails with KYTOS_EINVAL).  The
  * table is one per process, and so is bus_of. */

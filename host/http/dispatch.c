@@ -238,6 +238,9 @@ void kh_dispatch_route(kytos_req *r)
     kh_router_match(h->router, r->method, r->segs, r->nsegs, &r->match);
     r->matched = 1;
     if (r->match.status == 404) {
+        /* after the routes, never before: a route always wins (B1) */
+        if (h->ui_serve && h->ui_serve(h->ui, r))
+            return;
         kh_req_set_error(r, 404, "Not Found");
         return;
     }

@@ -20,6 +20,10 @@ struct kh_http_ctx {
     kh_workpool *api_pool;          /* borrowed: routes without a pool of their own */
     const struct kh_napp_ops *napps;
     void *owner;                    /* the host, handed back by kh_req_host */
+    /* the web UI (host/ui/ui.h), asked only for a request no route took
+     * outside /api/: 1 when it answered.  NULL: no UI. */
+    int (*ui_serve)(void *ui, kytos_req *r);
+    void *ui;
 
     /* limits (conf_keys.c) */
     int64_t concurrency_limit;      /* in-flight requests, 0 = none */

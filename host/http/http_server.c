@@ -13,6 +13,7 @@
 #include "http/client_group.h"
 #include "http/connlimit.h"
 #include "http/idle_conns.h"
+#include "http/stream.h"
 #include "util/log.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -256,6 +257,75 @@ static void release_static(void *p)
     free(sb);
 }
 
+/* A streamed body (http/stream.h): libmicrohttpd pulls from the stream;
+ * with nothing queued the connection is suspended (only allowed from this
+ * callback) until a write or close resumes it. */
+struct stream_ctx {
+    struct kh_stream *st;
+    struct MHD_Connection *conn;
+    struct kh_http_ctx *h;
+};
+
+static void stream_park(void *ud)
+{
+    struct stream_ctx *x = ud;
+    MHD_suspend_connection(x->conn);
+}
+
+static void stream_wake(void *ud)
+{
+    struct stream_ctx *x = ud;
+    /* as http_complete: never into a daemon that is stopping */
+    atomic_fetch_add(&x->h->http_resuming, 1);
+    if (!atomic_load(&x->h->http_stopped))
+        MHD_resume_connection(x->conn);
+    atomic_fetch_sub(&x->h->http_resuming, 1);
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct stream_ctx *x = cls;
+    ssize_t n = kh_stream_read(x->st, buf, max, stream_park, x);
+    (void)pos;
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_gone(void *cls)
+{
+    struct stream_ctx *x = cls;
+    kh_stream_detach(x->st);   /* no wake after this: the connection may go */
+    kh_stream_unref(x->st);
+    free(x);
+}
+
+static struct MHD_Response *stream_response(kytos_req *r, struct MHD_Connection *conn)
+{
+    struct stream_ctx *x = malloc(sizeof *x);
+    struct MHD_Response *resp;
+
+    if (!x)
+        return NULL;
+    x->st = r->stream;
+    x->conn = conn;
+    {   /* the kernel's share bounded too: without this, a client that does
+         * not read let the socket's send buffer grow (autotuned up to
+         * tcp_wmem's 4 MB) before the stream's own cap was ever reached */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        size_t cap = kh_stream_cap(x->st);
+        int sz = cap > (1u << 30) ? 1 << 30 : (int)cap;
+        if (ci)
+            (void)setsockopt(ci->connect_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+    }
+    x->h = r->ctx;
+    r->stream = NULL;   /* its reference is x's now */
+    kh_stream_set_wake(x->st, stream_wake, x);
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, x, stream_gone);
+    if (!resp)
+        stream_gone(x);
+    return resp;
+}
+
 static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
 {
     struct http_ctx *c = r->tp_ctx;
@@ -268,7 +338,11 @@ static enum MHD_Result queue_response(struct kh_http *s, kytos_req *r)
     pthread_mutex_lock(&r->mu);
     body = r->resp_body;
     len = body ? r->resp_len : 0;
-    if (r->resp_static) {
+    if (r->stream) {
+        pthread_mutex_unlock(&r->mu);
+        if (!(resp = stream_response(r, c->conn)))
+            return MHD_NO;
+    } else if (r->resp_static) {
         /* zero copy: MHD hands the NApp's buffer back when it is sent */
         struct static_body *sb = malloc(sizeof *sb);
         if (!sb) {

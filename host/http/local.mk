@@ -12,4 +12,5 @@ host_libkh_core_la_SOURCES += \
 	host/http/request.c host/http/request.h \
 	host/http/router.c host/http/router.h \
 	host/http/shed.c host/http/shed.h \
+	host/http/stream.c host/http/stream.h \
 	host/http/validate.c

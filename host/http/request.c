@@ -2,6 +2,7 @@
 #include "http/request.h"
 #include "http/http_ctx.h"
 #include "util/text.h"
+#include "http/stream.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +85,8 @@ void kh_req_unref(kytos_req *r)
         kh_match_release(&r->match);
     json_object_put(r->json);
     json_object_put(r->typed);
+    if (r->stream)
+        kh_stream_unref(r->stream);
     free(r->body);
     kh_req_drop_body(r);
     for (i = 0; i < r->nresp_headers; i++) {
@@ -544,6 +547,25 @@ int kh_resp_static(kytos_req *r, unsigned status, const char *ctype, const void 
     pthread_mutex_unlock(&r->mu);
     if (rc != KYTOS_OK && release)
         release(ud);
+    return rc;
+}
+
+int kh_resp_stream(kytos_req *r, unsigned status, const char *ctype, struct kh_stream *st)
+{
+    int rc = KYTOS_OK;
+    if (!st || !ctype || strlen(ctype) >= 96 || strpbrk(ctype, "\r\n"))
+        return KYTOS_EINVAL;
+    pthread_mutex_lock(&r->mu);
+    if (r->state == KH_REQ_COMPLETED || r->state == KH_REQ_TIMED_OUT || r->stream) {
+        rc = KYTOS_ESTATE;
+    } else {
+        kh_req_drop_body(r);
+        kh_stream_ref(st);
+        r->stream = st;
+        r->status = status;
+        set_ctype(r, ctype);
+    }
+    pthread_mutex_unlock(&r->mu);
     return rc;
 }
 

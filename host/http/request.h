@@ -93,6 +93,7 @@ struct kytos_req {
     struct kh_resp_header resp_headers[KH_MAX_RESP_HEADERS];
     size_t nresp_headers;
     int close_connection;       /* add Connection: close */
+    struct kh_stream *stream;   /* a streamed body (kh_resp_stream), or NULL */
 
     int64_t deadline_ns;        /* CLOCK_MONOTONIC, 0 = none */
     int64_t start_ns;           /* CLOCK_MONOTONIC at arrival */
@@ -121,6 +122,10 @@ void kh_req_append_body(kytos_req *r, const char *data, size_t len);
 void kh_req_drop_body(kytos_req *r);
 int kh_resp_static(kytos_req *r, unsigned status, const char *ctype, const void *data, size_t len,
                    void (*release)(void *ud), void *ud);
+/* A streamed body (http/stream.h): status, type, and a reference on s
+ * that the transport takes over; what is written to s is sent as it
+ * comes. */
+int kh_resp_stream(kytos_req *r, unsigned status, const char *ctype, struct kh_stream *s);
 /* Set a response while the handler is not involved (errors of the core). */
 void kh_req_set_error(kytos_req *r, unsigned status, const char *description);
 /* uvicorn's plain 503 with Connection: close and Retry-After. */

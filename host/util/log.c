@@ -47,7 +47,11 @@ static struct {
     pthread_t thread;
     atomic_uint_fast64_t dropped;
     uint64_t dropped_reported;
+    pthread_mutex_t tap_mu;
+    _Atomic(kh_log_tap_fn) tap;
+    void *tap_ud;
 } L = {
+    .tap_mu = PTHREAD_MUTEX_INITIALIZER,
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .cv = PTHREAD_COND_INITIALIZER,
     .empty = PTHREAD_COND_INITIALIZER,
@@ -167,6 +171,14 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&L.mu);
 
         write_sinks(e.level, e.text);
+        if (atomic_load_explicit(&L.tap, memory_order_relaxed)) {
+            /* the live log stream (host/ui/streams.c); under tap_mu, so
+             * that once kh_log_set_tap returns the old tap is not running */
+            pthread_mutex_lock(&L.tap_mu);
+            if (L.tap)
+                L.tap(L.tap_ud, e.level, e.text);
+            pthread_mutex_unlock(&L.tap_mu);
+        }
         free(e.text);
         if (dropped != L.dropped_reported) {
             char msg[128];
@@ -265,6 +277,14 @@ void kh_log(const char *logger, int level, const char *fmt, ...)
 }
 
 uint64_t kh_log_dropped(void) { return atomic_load(&L.dropped); }
+
+void kh_log_set_tap(kh_log_tap_fn fn, void *ud)
+{
+    pthread_mutex_lock(&L.tap_mu);
+    L.tap_ud = ud;
+    atomic_store(&L.tap, fn);
+    pthread_mutex_unlock(&L.tap_mu);
+}
 
 static void load_level_rules(const char *json)
 {

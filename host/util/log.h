@@ -33,6 +33,11 @@ int kh_log_enabled(const char *logger, int level);
 /* Change one logger's level at run time (Kytos' toggle_debug). */
 void kh_log_set_level(const char *logger, int level);
 uint64_t kh_log_dropped(void);
+/* Every line written, after the sinks, on the log thread (not for lines
+ * written before kh_log_start): the live log stream.  fn must not log.
+ * NULL removes it. */
+typedef void (*kh_log_tap_fn)(void *ud, int level, const char *line);
+void kh_log_set_tap(kh_log_tap_fn fn, void *ud);
 int kh_log_level_parse(const char *name); /* "DEBUG" -> 10, -1 if unknown */
 
 #endif
