@@ -32,8 +32,8 @@ tests_napps_notanapp_la_CFLAGS = $(NAPP_CC)
 tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere $(AM_LDFLAGS)
 
 # End-to-end: a real kytosd on a free loopback port.
-TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_auth.py
-EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_auth.py tests/e2e/kytosd_harness.py
+TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_auth.py tests/e2e/test_tls.py
+EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_auth.py tests/e2e/test_tls.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
 # Unit tests of the host's building blocks, one program per module.

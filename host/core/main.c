@@ -243,8 +243,8 @@ int main(int argc, char **argv)
                    "port %u can change the network; set authenticate_urls or api_auth_all (docs/auth.md)",
                    l, kh_http_port(h->http));
     }
-    kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/, OpenFlow on %s:%u",
-           kh_config_str(cfg, "listen"), kh_http_port(h->http),
+    kh_log(LOGGER, KH_INFO, "kytosd ready: %s://%s:%u/api/kytos/core/status/, OpenFlow on %s:%u",
+           kh_http_tls(h->http) ? "https" : "http", kh_config_str(cfg, "listen"), kh_http_port(h->http),
            kh_config_str(cfg, "listen"), kh_sb_port(h->sb));
 
     sigwait(&set, &sig);
