@@ -20,6 +20,7 @@ include host/util/local.mk
 include host/http/local.mk
 include host/napps/local.mk
 include host/southbound/local.mk
+include host/auth/local.mk
 include host/core/local.mk
 include host/ui/local.mk
 include host/store/local.mk

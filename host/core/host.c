@@ -203,6 +203,10 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
         snprintf(err, errlen, "store: %s", serr.message);
         goto fail;
     }
+    h->auth = kh_auth_new(cfg, h->store, h->data_dir, err, errlen);
+    if (!h->auth)
+        goto fail;
+    h->web.auth = h->auth;
     h->bus = kh_bus_new(cfg, &napp_ops, err, errlen);
     if (!h->bus)
         goto fail;
@@ -211,7 +215,8 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
     h->sb = kh_sb_new(h->bus, cfg, err, errlen);
     if (!h->sb)
         goto fail;
-    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, core_route_add, h) != 0) {
+    if (kh_core_api_register(h) != 0 || kh_bus_register_core_routes(h->bus, core_route_add, h) != 0 ||
+        kh_auth_register_routes(h->auth, core_route_add, h) != 0) {
         snprintf(err, errlen, "cannot register the core routes");
         goto fail;
     }
@@ -284,6 +289,7 @@ void kh_host_free(kh_host *h)
     kh_sb_free(h->sb);          /* before the bus it publishes into */
     if (h->bus)
         kh_bus_free(h->bus);
+    kh_auth_free(h->auth);
     if (h->store)
         kh_store_close(h->store);
     kh_router_free(h->router);
@@ -380,6 +386,7 @@ struct json_object *kh_host_status(kh_host *h)
         json_object_object_add(o, "store", kh_store_status(h->store));
     if (h->sb)
         json_object_object_add(o, "southbound", kh_sb_status(h->sb));
+    json_object_object_add(o, "auth", kh_auth_status(h->auth));
     json_object_object_add(o, "crash_guard", json_object_new_boolean(kh_guard_enabled()));
     /* what serves malloc in this process (see configure's --with-jemalloc) */
     json_object_object_add(o, "allocator", json_object_new_string(malloc_is_jemalloc() ? "jemalloc"

@@ -6,6 +6,7 @@
 
 #include "core/host.h"
 #include "napps/napp.h"
+#include "auth/auth.h"
 #include "http/dispatch.h"
 #include "http/http_ctx.h"
 #include "http/request.h"
@@ -49,6 +50,7 @@ struct kh_host {
     kh_store *store;
     kh_bus *bus;
     kh_sb *sb;                  /* the OpenFlow server (southbound/) */
+    struct kh_auth *auth;       /* users, tokens, audit (auth/) */
     kh_workpool *api_pool;
     struct {
         char name[32];

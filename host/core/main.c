@@ -12,11 +12,13 @@
 #include "southbound/southbound.h"
 #include "ui/ui.h"
 #include "ui/streams.h"
+#include "store/store.h"
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOGGER "kytos.core.kytosd"
@@ -47,8 +49,41 @@ static void usage(FILE *out)
             "      --set KEY=VALUE     set any [daemon] key (JSON value)\n"
             "      --port-file FILE    write the bound HTTP port there once listening\n"
             "      --print-config-reference  print every [daemon] key (docs/configuration.md)\n"
+            "  -C, --create-superuser  create a user (prompts, or four lines on stdin:\n"
+            "                          username, email, password, password again), then exit\n"
             "  -v, --version           print the version\n"
             "  -h, --help              this text\n");
+}
+
+/* kytosd -C: make a user in the configured store, then exit (Kytos'
+ * --create-superuser; kytosd does not go on to serve). */
+static int first_user(kh_config *cfg)
+{
+    struct kytos_error err = {0};
+    kh_store *store = NULL;
+    char dir[4096];
+    int rc;
+
+    snprintf(dir, sizeof dir, "%s", kh_config_str(cfg, "data_dir"));
+    for (char *p = dir + 1; *p; p++)   /* mkdir -p, as kytosd does at start */
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    mkdir(dir, 0755);
+    if (kh_store_open(&store, &(struct kh_store_opts){.backend = kh_config_str(cfg, "database"),
+                                                      .data_dir = dir, .wait_for_server = 1,
+                                                      .sync = kh_config_str(cfg, "store_sync")},
+                      &err) != 0) {
+        fprintf(stderr, "kytosd: store: %s\n", err.message);
+        kh_config_free(cfg);
+        return 1;
+    }
+    rc = kh_auth_create_first_user(store, stdin, stdout);
+    kh_store_close(store);
+    kh_config_free(cfg);
+    return rc == 0 ? 0 : 1;
 }
 
 static void *force_exit(void *arg)
@@ -76,12 +111,13 @@ int main(int argc, char **argv)
         {"set", required_argument, NULL, 'S'},  {"port-file", required_argument, NULL, 'F'},
         {"version", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
         {"print-config-reference", no_argument, NULL, 'R'},
+        {"create-superuser", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
     const char *conf = NULL, *port_file = NULL;
     kh_config *cfg = kh_config_new();
     struct { char *k, *v; } sets[64];
     size_t nsets = 0, i;
-    int c, debug = 0, sig;
+    int c, debug = 0, sig, create_user = 0;
     char err[512];
     kh_host *h;
     struct kh_ui *ui;
@@ -91,11 +127,12 @@ int main(int argc, char **argv)
 
     if (!cfg)
         return 1;
-    while ((c = getopt_long(argc, argv, "c:fDl:P:n:d:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:fDl:P:n:d:vhC", opts, NULL)) != -1) {
         const char *key = NULL;
         switch (c) {
         case 'c': conf = optarg; break;
         case 'f': break;
+        case 'C': create_user = 1; break;
         case 'D': debug = 1; break;
         case 'l': key = "listen"; break;
         case 'A': key = "api_port"; break;
@@ -157,6 +194,9 @@ int main(int argc, char **argv)
         kh_config_free(cfg);    /* nothing else is made yet: exit clean under LeakSanitizer */
         return 1;
     }
+
+    if (create_user)
+        return first_user(cfg);
 
     /* every thread created from here on inherits the blocked signals */
     sigemptyset(&set);
@@ -248,8 +288,15 @@ int main(int argc, char **argv)
             fclose(f);
         }
     }
-    kh_log(LOGGER, KH_INFO, "kytosd ready: http://%s:%u/api/kytos/core/status/, OpenFlow on %s:%u",
-           kh_config_str(cfg, "listen"), kh_http_port(h->http),
+    {   /* Kytos listens everywhere by default: say so when nothing guards it */
+        const char *l = kh_config_str(cfg, "listen");
+        if ((!strcmp(l, "0.0.0.0") || !strcmp(l, "::")) && !kh_auth_enabled(h->auth))
+            kh_log(LOGGER, KH_WARNING, "listening on all interfaces (%s) with no auth: anyone who reaches "
+                   "port %u can change the network; set authenticate_urls or api_auth_all (docs/auth.md)",
+                   l, kh_http_port(h->http));
+    }
+    kh_log(LOGGER, KH_INFO, "kytosd ready: %s://%s:%u/api/kytos/core/status/, OpenFlow on %s:%u",
+           kh_http_tls(h->http) ? "https" : "http", kh_config_str(cfg, "listen"), kh_http_port(h->http),
            kh_config_str(cfg, "listen"), kh_sb_port(h->sb));
 
     sigwait(&set, &sig);

@@ -2,6 +2,7 @@
  * route -> admission -> body checks -> OpenAPI checks -> handler (inline or
  * on a pool) -> deadline -> response.  See DESIGN.md, "The request path". */
 #include "http/dispatch.h"
+#include "auth/auth.h"
 #include "http/shed.h"
 #include "napps/guard.h"
 #include "util/log.h"
@@ -63,9 +64,13 @@ static void finish_inflight(kytos_req *r)
 
 /* The response is final: tell the transport.  Caller holds r->mu and has
  * set r->state; this unlocks it. */
+static const struct kh_transport call_transport;
+
 static void complete_unlock(kytos_req *r)
 {
     pthread_mutex_unlock(&r->mu);
+    if (r->ctx->auth && r->tp != &call_transport)
+        kh_auth_audit(r->ctx->auth, r);
     watch_del(r);
     if (r->admitted) {
         r->admitted = 0;
@@ -110,6 +115,8 @@ static void expire(struct kh_http_ctx *h, kytos_req *r, unsigned status, const c
             atomic_fetch_add(&h->timeouts_504, 1);
         kh_log(LOGGER, KH_WARNING, "%s", msg);
         pthread_mutex_unlock(&r->mu);
+        if (h->auth && r->tp != &call_transport)
+            kh_auth_audit(h->auth, r);
         finish_inflight(r);
         atomic_fetch_add(&h->served, 1);
         r->tp->complete(r);
@@ -250,9 +257,11 @@ void kh_dispatch_route(kytos_req *r)
         return;
     }
     r->body_limit = r->match.route->max_body ? r->match.route->max_body : h->max_body;
+    /* step 2: a token where one is needed (a NApp's in-process call runs
+     * inside a request that was checked already) */
+    if (h->auth && r->tp != &call_transport)
+        kh_auth_request(h->auth, r);
 }
-
-static const struct kh_transport call_transport;
 
 /* Count the request against api_concurrency_limit; 0 admitted.  pool: the
  * route's worker pool, NULL for inline routes. */

@@ -14,11 +14,13 @@
 #include <stdatomic.h>
 
 struct kh_ratelimit;
+struct kh_auth;
 
 struct kh_http_ctx {
     kh_router *router;              /* borrowed */
     kh_workpool *api_pool;          /* borrowed: routes without a pool of their own */
     const struct kh_napp_ops *napps;
+    struct kh_auth *auth;           /* borrowed: step 2 of the request path, the audit */
     void *owner;                    /* the host, handed back by kh_req_host */
     /* the web UI (host/ui/ui.h), asked only for a request no route took
      * outside /api/: 1 when it answered.  NULL: no UI. */

@@ -44,7 +44,41 @@ struct kh_http {
     struct kh_idle_conns *idle;  /* connections between requests (idle_conns.h) */
     int64_t reclaim_idle_ms;     /* api_reclaim_idle_ms: -1 never */
     atomic_int_fast64_t refused_log_ms;
+    int tls;                     /* HTTPS (api_tls_cert, api_tls_key) */
+    char *tls_cert, *tls_key;    /* PEM text, kept while the daemon runs */
 };
+
+/* A PEM file's text (bounded), or NULL with err. */
+static char *read_pem(const char *what, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "re");
+    char *buf;
+    size_t n;
+
+    if (!f) {
+        snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+        return NULL;
+    }
+    buf = malloc(1 << 20);
+    n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    if (buf && (n == 0 || !feof(f) || !strstr((buf[n] = '\0', buf), "-----BEGIN "))) {
+        snprintf(err, errlen, "%s %s: not a PEM file (or larger than 1 MB)", what, path);
+        free(buf);
+        buf = NULL;
+    } else if (!buf) {
+        snprintf(err, errlen, "out of memory");
+    }
+    fclose(f);
+    return buf;
+}
+
+static void free_pem(char *p)
+{
+    if (p) {
+        explicit_bzero(p, strlen(p));   /* the key */
+        free(p);
+    }
+}
 
 /* An address as text (empty if not IPv4/IPv6). */
 static void addr_text(const struct sockaddr *sa, char *out, size_t len)
@@ -99,7 +133,10 @@ static int add_connection(void *ud, int fd, const struct sockaddr *addr, socklen
     }
     addr_text(addr, body, sizeof body);
     kh_client_group_text(body, s->ctx->client_v6_prefix, peer, sizeof peer);
-    if (v == KH_CONN_TOTAL) {
+    if (s->tls) {
+        /* no plain-text answer on a TLS port: the connection just closes */
+        atomic_fetch_add(v == KH_CONN_TOTAL ? &s->ctx->rejected_503 : &s->ctx->rejected_429, 1);
+    } else if (v == KH_CONN_TOTAL) {
         atomic_fetch_add(&s->ctx->rejected_503, 1);
         send_refusal(fd, 503, "Service Unavailable", "text/plain; charset=utf-8", "Service Unavailable");
     } else {
@@ -233,6 +270,14 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     if (c->raw_target)
         strcpy(c->raw_target, uri);
     r->tp_ctx = c;
+    {   /* the client's port, for the audit trail (no formatting: cheap) */
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+        if (sa && sa->sa_family == AF_INET)
+            r->peer_port = ntohs(((const struct sockaddr_in *)(const void *)sa)->sin_port);
+        else if (sa && sa->sa_family == AF_INET6)
+            r->peer_port = ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+    }
     if ((rec = conn_rec_of(conn))) {
         memcpy(r->peer, rec->peer, PEER_LEN);
         c->rec = rec;
@@ -683,6 +728,32 @@ struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char 
     s->reclaim_idle_ms = kh_config_int(cfg, "api_reclaim_idle_ms");
     if (s->reclaim_idle_ms < 0)
         s->reclaim_idle_ms = -1;
+    {
+        const char *cert = kh_config_str(cfg, "api_tls_cert"), *key = kh_config_str(cfg, "api_tls_key");
+        if ((cert && *cert) || (key && *key)) {
+            if (!(cert && *cert) || !(key && *key))
+                snprintf(err, errlen, "HTTPS needs both api_tls_cert and api_tls_key");
+            else if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+                snprintf(err, errlen, "this libmicrohttpd was built without TLS: no HTTPS");
+            else if ((s->tls_cert = read_pem("api_tls_cert", cert, err, errlen)) &&
+                     (s->tls_key = read_pem("api_tls_key", key, err, errlen)))
+                s->tls = 1;
+            if (!s->tls) {
+                close(s->listen_fd);
+                kh_connlimit_free(s->limits);
+                kh_idle_conns_free(s->idle);
+                free_pem(s->tls_cert);
+                free(s);
+                return NULL;
+            }
+            flags |= MHD_USE_TLS;
+        }
+    }
+    struct MHD_OptionItem tls_opts[] = {
+        {s->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, s->tls_cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key},
+        {MHD_OPTION_END, 0, NULL},
+    };
     s->d = MHD_start_daemon(
         flags, 0, NULL, NULL, access_handler, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)io,
@@ -698,10 +769,13 @@ struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char 
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, s,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
+        MHD_OPTION_ARRAY, tls_opts,
         MHD_OPTION_END);
     if (!s->d) {
-        snprintf(err, errlen, "cannot start the HTTP server on %s:%lld (a bad option?)", listen,
-                 (long long)port);
+        snprintf(err, errlen, "cannot start the HTTP server on %s:%lld (%s)", listen, (long long)port,
+                 s->tls ? "is the certificate or key bad, or do they not match?" : "a bad option?");
+        free_pem(s->tls_cert);
+        free_pem(s->tls_key);
         close(s->listen_fd);
         kh_connlimit_free(s->limits);
         kh_idle_conns_free(s->idle);
@@ -716,17 +790,21 @@ struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char 
         s->port = (unsigned)port;
     if (!(s->acc = kh_acceptor_start(s->listen_fd, add_connection, s, err, errlen))) {
         MHD_stop_daemon(s->d);
+        free_pem(s->tls_cert);
+        free_pem(s->tls_key);
         close(s->listen_fd);
         kh_connlimit_free(s->limits);
         kh_idle_conns_free(s->idle);
         free(s);
         return NULL;
     }
-    kh_log(LOGGER, KH_INFO, "listening on %s:%u (%ld I/O threads)", listen, s->port, io);
+    kh_log(LOGGER, KH_INFO, "listening on %s:%u (%ld I/O threads%s)", listen, s->port, io,
+           s->tls ? ", HTTPS" : "");
     return s;
 }
 
 unsigned kh_http_port(const struct kh_http *s) { return s->port; }
+int kh_http_tls(const struct kh_http *s) { return s && s->tls; }
 
 void kh_http_stop(struct kh_http *s, int timeout_ms)
 {
@@ -767,5 +845,7 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     MHD_stop_daemon(s->d);
     kh_connlimit_free(s->limits);   /* after the daemon: its closes count down */
     kh_idle_conns_free(s->idle);
+    free_pem(s->tls_cert);
+    free_pem(s->tls_key);
     free(s);
 }

@@ -14,6 +14,8 @@ struct kh_http;
 struct kh_http *kh_http_start(struct kh_http_ctx *ctx, const kh_config *cfg, char *err, size_t errlen);
 /* The bound port (useful with api_port = 0). */
 unsigned kh_http_port(const struct kh_http *s);
+/* Does it serve HTTPS (api_tls_cert, api_tls_key)? */
+int kh_http_tls(const struct kh_http *s);
 /* Stop accepting; wait for in-flight requests up to timeout; stop. */
 void kh_http_stop(struct kh_http *s, int timeout_ms);
 

@@ -12,6 +12,7 @@
 #include "util/base.h"
 #include "http/req_api.h"
 #include "http/router.h"
+#include "auth/auth.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -102,6 +103,8 @@ struct kytos_req {
     int in_watch;
     int counted_inflight;
     char peer[64];              /* client address, for logs and rate limits */
+    unsigned peer_port;         /* its port (HTTP), for the audit trail */
+    struct kh_identity ident;   /* who the token says the caller is (auth/) */
 
     struct kh_arena_chunk *arena;
     _Alignas(16) char arena_inline[2048];

@@ -10,7 +10,7 @@ host_libkh_store_la_SOURCES = \
 	host/store/store_mongo.c host/store/store_bson.c host/store/store_bson.h \
 	host/util/thread_batch.h
 host_libkh_store_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MONGOC_CFLAGS)
-host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) -lm
+host_libkh_store_la_LIBADD = $(SQLITE_LIBS) $(MONGOC_LIBS) $(JSONC_LIBS) $(CRYPTO_LIBS) -lm
 
 # Store tests link the store library alone (no host core), with util/
 # (which the host gets through openapi/libkytos-openapi-core.la).
@@ -22,7 +22,7 @@ TESTS += tests/store/check_store_doc tests/store/check_store_sqlite \
 	tests/store/check_store_memory
 
 tests_store_check_store_doc_SOURCES = tests/store/check_store_doc.c
-tests_store_check_store_doc_CFLAGS = $(TEST_CC)
+tests_store_check_store_doc_CFLAGS = $(TEST_CC) $(MONGOC_CFLAGS)
 tests_store_check_store_doc_LDADD = $(STORE_TEST_LIBS)
 
 tests_store_check_store_sqlite_SOURCES = tests/store/check_store_sqlite.c \

@@ -5,11 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <openssl/evp.h>
 #include "store/store_bson.h"
 #include "store/store_doc.h"
 #include "store/store_impl.h"
 
 static int append(bson_t *b, const char *key, int keylen, struct json_object *v, int depth);
+
+/* MongoDB extended JSON binary, {"$binary": {"base64": s, "subType": "hh"}}
+ * (what Kytos' users' salts are): 1 appended, 0 not that shape, -1 bad. */
+static int append_binary(bson_t *b, const char *key, int keylen, struct json_object *v)
+{
+    struct json_object *bin, *b64, *st;
+    unsigned char *buf;
+    int len, n, pad = 0, ok;
+    unsigned sub = 0;
+
+    if (json_object_object_length(v) != 1 || !json_object_object_get_ex(v, "$binary", &bin) ||
+        !json_object_is_type(bin, json_type_object) || !json_object_object_get_ex(bin, "base64", &b64) ||
+        !json_object_is_type(b64, json_type_string))
+        return 0;
+    if (json_object_object_get_ex(bin, "subType", &st)) {
+        if (!json_object_is_type(st, json_type_string) || sscanf(json_object_get_string(st), "%2x", &sub) != 1)
+            return -1;
+    }
+    len = json_object_get_string_len(b64);
+    if (len % 4 || len > (16 << 20))
+        return -1;
+    buf = malloc((size_t)len / 4 * 3 + 1);
+    if (!buf)
+        return -1;
+    n = EVP_DecodeBlock(buf, (const unsigned char *)json_object_get_string(b64), len);
+    while (pad < 2 && len > pad && json_object_get_string(b64)[len - 1 - pad] == '=')
+        pad++;
+    ok = n >= 0 && bson_append_binary(b, key, keylen, (bson_subtype_t)sub, buf, (uint32_t)(n - pad));
+    free(buf);
+    return ok ? 1 : -1;
+}
 
 static int append_members(bson_t *b, struct json_object *o, int depth)
 {
@@ -52,6 +84,8 @@ static int append(bson_t *b, const char *key, int keylen, struct json_object *v,
         return bson_append_utf8(b, key, keylen, json_object_get_string(v), json_object_get_string_len(v))
                    ? 0 : -1;
     case json_type_object:
+        if ((rc = append_binary(b, key, keylen, v)) != 0)
+            return rc > 0 ? 0 : -1;
         if (!bson_append_document_begin(b, key, keylen, &child))
             return -1;
         rc = append_members(&child, v, depth);
@@ -171,6 +205,25 @@ static struct json_object *iter_to_json(bson_iter_t *it, int depth)
             return NULL;
         strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
         return json_object_new_string(buf);
+    }
+    case BSON_TYPE_BINARY: {   /* as extended JSON, which append_binary reads back */
+        bson_subtype_t st;
+        uint32_t len;
+        const uint8_t *data;
+        char *text, sub[4];
+        struct json_object *o, *bin;
+        bson_iter_binary(it, &st, &len, &data);
+        if (len > (16u << 20) || !(text = malloc((size_t)(len + 2) / 3 * 4 + 1)))
+            return NULL;
+        EVP_EncodeBlock((unsigned char *)text, data, (int)len);
+        snprintf(sub, sizeof sub, "%02x", (unsigned)st & 0xff);
+        bin = json_object_new_object();
+        json_object_object_add(bin, "base64", json_object_new_string(text));
+        json_object_object_add(bin, "subType", json_object_new_string(sub));
+        free(text);
+        o = json_object_new_object();
+        json_object_object_add(o, "$binary", bin);
+        return o;
     }
     case BSON_TYPE_OID: {
         char hex[25];

@@ -5,7 +5,8 @@
  * Decimal128 (as Kytos stores flow cookies).  Back: int32/int64 -> int,
  * integral Decimal128 -> int64/uint64 exactly, other Decimal128 -> double,
  * datetime -> "YYYY-MM-DDTHH:MM:SS" (UTC, Kytos' format), ObjectId -> its
- * hex string, other BSON types -> null. */
+ * hex string, binary <-> MongoDB extended JSON {"$binary": {"base64", "subType"}}
+ * (Kytos' password salts), other BSON types -> null. */
 #ifndef KH_STORE_BSON_H
 #define KH_STORE_BSON_H
 

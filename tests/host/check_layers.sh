@@ -8,7 +8,7 @@
 # name kh_host, or follow a ->host pointer.
 # `sh tests/host/check_layers.sh -v` also prints each offending line.
 src="${top_srcdir:-.}/host"
-files=$(cd "$src" && ls util/*.[ch] events/*.[ch] store/*.[ch] http/*.[ch] 2>/dev/null)
+files=$(cd "$src" && ls util/*.[ch] events/*.[ch] store/*.[ch] http/*.[ch] auth/*.[ch] 2>/dev/null)
 n=$(echo "$files" | wc -w)
 [ "$n" -gt 0 ] || { echo "1..0 # SKIP no sources under $src"; exit 0; }
 echo "1..$n"

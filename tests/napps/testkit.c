@@ -111,9 +111,20 @@ static int add(kytos_napp *n, const char *method, const char *path, kytos_handle
                                                     .timeout_ms = t});
 }
 
+static int quick(kytos_req *req, void *ud)
+{
+    (void)ud;
+    return kytos_resp_json_take(req, 200, json_object_new_string("quick"));
+}
+
 static int testkit_init(kytos_napp *n, char **errmsg)
 {
     (void)errmsg;
+    /* an inline route (runs on the I/O thread), for the route-kind tests */
+    if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route), .method = "GET",
+                                                 .path = "inline", .handler = quick,
+                                                 .flags = KYTOS_ROUTE_INLINE}))
+        return KYTOS_ERROR;
     if (add(n, "GET", "slow", slow, 0) || add(n, "GET", "deferred", deferred, 0) ||
         add(n, "GET", "fail", fail, 0) || add(n, "GET", "silent", silent, 0) ||
         add(n, "GET", "timeout", slow, 200) || add(n, "POST", "echo", echo, 0) ||
