@@ -16,7 +16,7 @@ bench_benchnapp_la_CFLAGS = $(NAPP_CC)
 bench_benchnapp_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
 bench_benchnapp_la_LIBADD = $(JSONC_LIBS)
 
-EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/README.md
+EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/scale-bench.py bench/README.md
 
 bench: all bench/benchnapp.la $(noinst_PROGRAMS)
 	BUILD_DIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/run-bench.sh
