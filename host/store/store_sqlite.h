@@ -80,6 +80,9 @@ struct sq_coll {
     char name[KH_STORE_MAX_COLL + 1];
     int nix;
     struct sq_index *ix;
+    /* finds and counts with a filter that no index (nor _id) served: each
+     * read every row (shown in status/ as "full_scans") */
+    atomic_uint_fast64_t full_scans;
 };
 
 struct sq_store {

@@ -552,11 +552,16 @@ void sq_reader_put(struct sq_store *s, struct sq_conn *c)
 static int sq_status(struct kh_store_backend *b, struct json_object *st)
 {
     struct sq_store *s = (struct sq_store *)b;
+    struct json_object *scans = json_object_new_object();
     int n;
 
     pthread_mutex_lock(&s->mmu);
     n = s->ncolls;
+    for (int k = 0; k < n; k++)
+        json_object_object_add(scans, s->colls[k]->name,
+                               json_object_new_int64((int64_t)atomic_load(&s->colls[k]->full_scans)));
     pthread_mutex_unlock(&s->mmu);
+    json_object_object_add(st, "full_scans", scans);
     json_object_object_add(st, "path", json_object_new_string(s->path));
     json_object_object_add(st, "journal", json_object_new_string(s->nreaders ? "wal" : "memory"));
     json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));
