@@ -304,7 +304,12 @@ static int conn_open(struct sq_store *s, struct sq_conn *c, int writer, struct k
     if (!writer)
         return sq_exec(c, "PRAGMA query_only=ON", err);
     snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", s->sync_full ? "FULL" : "NORMAL");
-    return sq_exec(c, sql, err);
+    if ((rc = sq_exec(c, sql, err)) < 0)
+        return rc;
+    /* a WAL that a burst of writes made large is cut back to this when it
+     * starts over after a checkpoint: without it the file keeps its largest
+     * size (hundreds of MB after thousands of EVCs were deployed) */
+    return sq_exec(c, "PRAGMA journal_size_limit=" SQ_STR(SQ_WAL_KEEP_BYTES), err);
 }
 /* ---- the checkpointer ---- */
 
