@@ -5,7 +5,8 @@
 # otherwise) and every run is bounded.
 #
 #   make bench                       # everything
-#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | micro
+#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | micro | scale
+#   SCALE_EVCS="2000 10000"          # the scale part's EVC counts
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
 #   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
 #   KYTOS_URL=http://host:port[/prefix] make bench
@@ -142,6 +143,17 @@ micro_part() {
   done
 }
 
+# scale: the shipped NApps on simnet's 20-switch ring with SCALE_EVCS EVCs
+# (bench/scale-bench.py prints one key=value line per phase)
+scale_part() {
+  echo "## at scale: simnet ring of 20, 2 host ports each, EVPL EVCs through REST (bench/scale-bench.py)"
+  for n in ${SCALE_EVCS:-2000 10000}; do
+    echo "### $n EVCs"
+    SRV_CPU=$SRV_CPU /usr/bin/python3 "$(dirname "$0")/scale-bench.py" "$B" "$n" || echo "(scale run of $n EVCs failed)"
+  done
+  echo
+}
+
 napps_part() {
   if [ -x "$B/bench/napps-bench.sh" ] || [ -f "$(dirname "$0")/napps-bench.sh" ]; then
     . "$(dirname "$0")/napps-bench.sh"
@@ -177,7 +189,8 @@ southbound_part() {
 
 run_parts() {
   case $ONLY in
-    all) ceiling_part; napps_part; southbound_part; micro_part ;;
+    all) ceiling_part; napps_part; southbound_part; micro_part; scale_part ;;
+    scale) scale_part ;;
     ceiling) ceiling_part ;;
     napps) napps_part ;;
     southbound) southbound_part ;;

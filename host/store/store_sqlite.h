@@ -52,6 +52,7 @@
 #define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
 #define SQ_CKPT_PAGES 1000             /* WAL pages that trigger a checkpoint */
 #define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
+#define SQ_WAL_KEEP_BYTES 8388608      /* the WAL file's size kept after it starts over */
 
 struct sq_stmt {
     char *sql;
@@ -80,6 +81,9 @@ struct sq_coll {
     char name[KH_STORE_MAX_COLL + 1];
     int nix;
     struct sq_index *ix;
+    /* finds and counts with a filter that no index (nor _id) served: each
+     * read every row (shown in status/ as "full_scans") */
+    atomic_uint_fast64_t full_scans;
 };
 
 struct sq_store {

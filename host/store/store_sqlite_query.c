@@ -110,6 +110,7 @@ struct plan {
     int npush;
     int nparam;       /* last ?N used: ?1 kh_match, ?2 limit, ?3 offset */
     int exact;        /* SQL alone is exact: kh_match() not needed */
+    int indexed;      /* an index (or _id) narrows the rows read */
 };
 
 static int is_id_path(const struct kh_path *p)
@@ -198,6 +199,7 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
         if (is_id_path(&c->path)) {
             if (all_strings(c)) {
                 push_term(pl, c, "id", 0, TERM_PLAIN, NULL);
+                pl->indexed = 1;
                 continue;
             }
             pushed_all = 0;
@@ -214,7 +216,7 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
                     sq_key_expr(&c->path, ix->unique, expr, sizeof(expr)) < 0)
                     continue;
                 push_term(pl, c, expr, ix->unique, TERM_PLAIN, NULL);
-                used = 1;
+                pl->indexed = used = 1;
                 break;
             }
         }
@@ -261,8 +263,14 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
     int rc = 0, step;
 
     pthread_mutex_lock(&s->mmu);
-    if ((cinfo = sq_coll_find(s, coll)) != NULL)
+    if ((cinfo = sq_coll_find(s, coll)) != NULL) {
         plan_where(&pl, cinfo, f);
+        /* a filter no index serves reads every row: counted, so that the
+         * hot paths can be checked for it (an unfiltered listing reads
+         * every row by definition and is not counted) */
+        if (f && !pl.indexed)
+            atomic_fetch_add_explicit(&cinfo->full_scans, 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&s->mmu);
     if (!cinfo)
         return 0; /* no table yet: nothing matches */

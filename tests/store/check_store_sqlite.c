@@ -112,6 +112,75 @@ static int64_t status_num(kh_store *s, const char *key)
     return n;
 }
 
+/* full_scans[coll]: finds and counts whose filter no index (nor _id) serves */
+static int64_t full_scans(kh_store *s, const char *coll)
+{
+    struct json_object *st = kh_store_status(s), *fs = NULL, *v = NULL;
+    int64_t n = json_object_object_get_ex(st, "full_scans", &fs) &&
+                        json_object_object_get_ex(fs, coll, &v)
+                    ? json_object_get_int64(v)
+                    : -1;
+    json_object_put(st);
+    return n;
+}
+
+static int64_t find_n(kh_store *s, const char *coll, const char *filter)
+{
+    struct json_object *f = json_tokener_parse(filter), *d;
+    struct kytos_error e = {0};
+    kytos_cursor *c = NULL;
+    int64_t n = 0;
+
+    ck_assert_int_eq(kh_store_find(s, coll, &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                                                 .filter = f},
+                                   &c, &e),
+                     0);
+    while (kh_cursor_next(c, &d, &e) == 1) {
+        json_object_put(d);
+        n++;
+    }
+    kh_cursor_free(c);
+    json_object_put(f);
+    return n;
+}
+
+START_TEST(full_scans_counted)
+{
+    struct kytos_error e = {0};
+    struct json_object *keys = json_tokener_parse("{\"switch\": 1}");
+    kh_store *s = open_disk();
+    int64_t cnt = 0;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_index(s, "flows", "switch", keys, 0, &e), 0);
+    for (int i = 0; i < 6; i++) {
+        char id[8], doc[96];
+        snprintf(id, sizeof(id), "f%d", i);
+        snprintf(doc, sizeof(doc), "{\"switch\": \"s%d\", \"state\": \"%s\"}", i % 2,
+                 i % 3 ? "installed" : "pending");
+        struct json_object *d = json_tokener_parse(doc);
+        ck_assert_int_eq(kh_store_put(s, "flows", id, d, &e), 0);
+        json_object_put(d);
+    }
+    ck_assert_int_eq(full_scans(s, "flows"), 0);
+    /* served by an index, by _id, or a listing without a filter: none */
+    ck_assert_int_eq(find_n(s, "flows", "{\"switch\": \"s0\", \"state\": \"pending\"}"), 1);
+    ck_assert_int_eq(find_n(s, "flows", "{\"_id\": {\"$in\": [\"f1\", \"f2\"]}}"), 2);
+    ck_assert_int_eq(find_n(s, "flows", "{}"), 6);
+    ck_assert_int_eq(full_scans(s, "flows"), 0);
+    /* a field without an index: one each, finds and counts alike */
+    ck_assert_int_eq(find_n(s, "flows", "{\"state\": \"pending\"}"), 2);
+    ck_assert_int_eq(full_scans(s, "flows"), 1);
+    json_object_put(keys);
+    keys = json_tokener_parse("{\"state\": \"installed\"}");
+    ck_assert_int_eq(kh_store_count(s, "flows", keys, &cnt, &e), 0);
+    ck_assert_int_eq(cnt, 4);
+    ck_assert_int_eq(full_scans(s, "flows"), 2);
+    json_object_put(keys);
+    close_disk(s);
+}
+END_TEST
+
 /* The WAL as it stands, read from its file without touching it: the
  * salts of its header, which change when it starts over, and its frames
  * (the ones from the start whose salts are the header's, as SQLite's own
@@ -625,6 +694,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
     tcase_add_test(tc, file_is_this_process);
+    tcase_add_test(tc, full_scans_counted);
     suite_add_tcase(s, tc);
 #endif
     return kytos_check_run(s);
