@@ -358,7 +358,10 @@ static int dispatch_up(struct ofc_conn *cs, const struct ofp_header *h, const ui
     case OFPT_PACKET_IN:
         ofc_packet_in(cs, msg, len);
         return 0;
-    case OFPT_ECHO_REPLY: case OFPT_HELLO: case OFPT_FEATURES_REPLY: case OFPT_FLOW_REMOVED:
+    case OFPT_FLOW_REMOVED:
+        ofc_flow_removed(cs, msg, len);
+        return 0;
+    case OFPT_ECHO_REPLY: case OFPT_HELLO: case OFPT_FEATURES_REPLY:
     case OFPT_GET_CONFIG_REPLY:
         return 0;
     default:

@@ -388,6 +388,38 @@ void ofc_packet_in(struct ofc_conn *cs, const uint8_t *msg, size_t len)
     free(pi);
 }
 
+void ofc_flow_removed(struct ofc_conn *cs, const uint8_t *msg, size_t len)
+{
+    static const char name[] = "kytos/of_core.v0x04.messages.in.ofpt_flow_removed";
+    struct ofp_flow_removed *fr;
+    struct json_object *c;
+    char err[160];
+
+    if (!kytos_event_wanted(cs->oc->napp, name) || !(fr = malloc(sizeof(*fr))))
+        return;
+    if (ofp_flow_removed_decode(msg, len, fr, err, sizeof(err)) < 0) {
+        kytos_log(cs->oc->napp, KYTOS_LOG_WARNING, "switch %s: bad FLOW_REMOVED ignored: %s",
+                  cs->dpid, err);
+    } else if ((c = json_object_new_object())) {
+        json_object_object_add(c, "source", json_object_new_string(cs->dpid));
+        json_object_object_add(c, "dpid", json_object_new_string(cs->dpid));
+        json_object_object_add(c, "xid", json_object_new_int64(fr->xid));
+        json_object_object_add(c, "cookie", json_object_new_uint64(fr->cookie));
+        json_object_object_add(c, "priority", json_object_new_int(fr->priority));
+        json_object_object_add(c, "reason", json_object_new_int(fr->reason));
+        json_object_object_add(c, "table_id", json_object_new_int(fr->table_id));
+        json_object_object_add(c, "duration_sec", json_object_new_int64(fr->duration_sec));
+        json_object_object_add(c, "duration_nsec", json_object_new_int64(fr->duration_nsec));
+        json_object_object_add(c, "idle_timeout", json_object_new_int(fr->idle_timeout));
+        json_object_object_add(c, "hard_timeout", json_object_new_int(fr->hard_timeout));
+        json_object_object_add(c, "packet_count", json_object_new_uint64(fr->packet_count));
+        json_object_object_add(c, "byte_count", json_object_new_uint64(fr->byte_count));
+        json_object_object_add(c, "match", ofp_match_to_json(&fr->match));
+        ofc_publish(cs->oc, name, c);
+    }
+    free(fr);
+}
+
 void ofc_flow_id(struct json_object *flow, char out[33])
 {
     struct fm_buf b;

@@ -63,8 +63,10 @@ endif
 
 # of_core on real Open vSwitch, end to end with topology and flow_manager
 # (tests/ovs/ofcore_env.py).  SKIP without OVS or root.
-TESTS += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py
+TESTS += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py \
+	tests/ovs/test_of_core_mef_eline.py
 EXTRA_DIST += tests/ovs/test_of_core_switches.py tests/ovs/test_of_core_flows.py \
+	tests/ovs/test_of_core_mef_eline.py \
 	tests/ovs/ofcore_env.py
 
 # of_core in the in-process test host with its real OpenFlow server; the

@@ -52,6 +52,10 @@
  *         4294967295 when absent), "buffer_id": n, "total_len": n,
  *         "reason": n, "table_id": n, "cookie": n, "match": {Kytos match},
  *         "data": the frame as lowercase hex}
+ *   kytos/of_core.v0x04.messages.in.ofpt_flow_removed (only when subscribed)
+ *        {"source", "dpid", "xid", "cookie", "priority", "reason", "table_id",
+ *         "duration_sec", "duration_nsec", "idle_timeout", "hard_timeout",
+ *         "packet_count", "byte_count", "match": {Kytos match}}
  *
  * Consumed:
  *   kytos/flow_manager.messages.out.ofpt_flow_mod
@@ -177,6 +181,7 @@ int ofc_flows_subscribe(struct ofcore *oc);
 void ofc_stats_reply(struct ofc_conn *cs, const struct ofp_multipart *mp);
 void ofc_error_in(struct ofc_conn *cs, const uint8_t *msg, size_t len);
 void ofc_packet_in(struct ofc_conn *cs, const uint8_t *msg, size_t len);
+void ofc_flow_removed(struct ofc_conn *cs, const uint8_t *msg, size_t len);
 /* timers */
 void ofc_keepalive_tick(kytos_napp *napp, void *ud);
 void ofc_stats_tick(kytos_napp *napp, void *ud);

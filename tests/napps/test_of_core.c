@@ -4,7 +4,7 @@
  * (HELLO, FEATURES_REQUEST, DESC / PORT_DESC requests, SET_CONFIG, echo,
  * FLOW_MOD, BARRIER, PACKET_OUT, HELLO_FAILED) and the events it publishes
  * (switch.new with the description, interfaces.created, link_down/up,
- * packet_in, barrier_reply, ofpt_error with pyof's names,
+ * packet_in, flow_removed, barrier_reply, ofpt_error with pyof's names,
  * connection.error, hello_failed), the dead-switch close, and a duplicate
  * datapath id refused while the holder is enabled and alive. */
 #include "check_tap.h"
@@ -381,6 +381,20 @@ START_TEST(port_status_packets_flows_and_errors)
     ck_assert_ptr_nonnull(e = await_nth("kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", 0));
     ck_assert_int_eq(int_at(e, "xid"), 78);
     ck_assert_str_eq(str_at(e, "dpid"), DPID_S);
+
+    /* FLOW_REMOVED -> event */
+    {
+        struct ofp_flow_removed fr = {.xid = 0, .cookie = 7, .priority = 10, .reason = 2,
+                                      .packet_count = 3};
+        ck_assert_int_eq(ofp_match_add_uint(&fr.match, OFPXMT_IN_PORT, 1, NULL, NULL, 0), 0);
+        ofp_flow_removed_encode(&b, &fr, NULL, 0);
+        send_buf(fd, &b);
+        ck_assert_ptr_nonnull(e = await_nth("kytos/of_core.v0x04.messages.in.ofpt_flow_removed", 0));
+        ck_assert_int_eq(int_at(e, "cookie"), 7);
+        ck_assert_int_eq(int_at(e, "reason"), 2);
+        ck_assert_int_eq(int_at(e, "match.in_port"), 1);
+        ck_assert_int_eq(int_at(e, "packet_count"), 3);
+    }
 
     /* a switch that is not connected: connection.error, nothing sent */
     ck_assert_int_eq(kytos_test_publish(th, "kytos/flow_manager.messages.out.ofpt_flow_mod",

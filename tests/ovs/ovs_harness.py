@@ -7,6 +7,7 @@ SIGTERM/SIGINT), and only what it created.
 
 See ../shared/reference/ovs.md for why each step is the way it is."""
 import atexit
+import fcntl
 import os
 import re
 import shutil
@@ -81,6 +82,29 @@ def _wait_gone(pid, seconds):
     return True
 
 
+# The userspace datapath of every ovs-vswitchd is backed by one kernel tap
+# device named "ovs-netdev": a second private OVS on the machine (a test run
+# in parallel, or another checkout's) fails to create its bridges ("creating
+# tap device failed: Device or resource busy").  One OvsNet at a time on the
+# machine, then: held from start to stop(), waited for (bounded).
+MACHINE_LOCK = "/tmp/kytos-ovs-netdev.lock"
+LOCK_WAIT = 900.0
+
+
+def _machine_lock():
+    fd = os.open(MACHINE_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    deadline = time.time() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.time() > deadline:
+                os.close(fd)
+                raise OvsError("another private OVS held %s for %d s" % (MACHINE_LOCK, LOCK_WAIT))
+            time.sleep(0.1)   # polling a lock another process holds
+
+
 class OvsError(RuntimeError):
     pass
 
@@ -91,6 +115,7 @@ class OvsNet:
     style by default."""
 
     def __init__(self, prefix=None):
+        self.lock_fd = _machine_lock()
         self.dir = tempfile.mkdtemp(prefix="kytos-ovs-")
         # short, unique and valid as an interface name prefix (IFNAMSIZ 16)
         self.prefix = prefix or "k%x" % (os.getpid() % 0xfff)
@@ -320,6 +345,9 @@ class OvsNet:
         shutil.rmtree(self.dir, ignore_errors=True)
         if self in _live:
             _live.remove(self)
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)   # releases the machine lock
+            self.lock_fd = None
 
     def __enter__(self):
         return self
