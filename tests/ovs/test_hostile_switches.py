@@ -48,7 +48,8 @@ FLOOD_SECONDS = 2.0
 # AddressSanitizer keeps freed blocks in a quarantine (256 MB by default):
 # with it, RSS measures the quarantine, not kytosd.  A smaller one keeps
 # the use-after-free checks on recent blocks.
-os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=16"
+os.environ["ASAN_OPTIONS"] = ":".join(
+    x for x in (os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=16") if x)
 
 ovs_why = ovs_harness.missing() if USE_OF_CORE else "of_core is not built (plugins/.libs/of_core.so)"
 if USE_OF_CORE:
