@@ -148,7 +148,7 @@ def events():
 def slow_client():
     """A client that does not read is dropped and counted, at its buffer's
     cap; the reading one gets every event; publishing never waits."""
-    k = Kytosd(napps=["hello.so"], settings={"stream_buffer_bytes": 8192})
+    k = Kytosd(napps=["hello.so"], settings={"stream_buffer_bytes": 65536})
     a = None
     slow = socket.socket()
     try:
