@@ -24,5 +24,6 @@ int kh_resp_errorv(kytos_req *req, unsigned status, const char *fmt, va_list ap)
 int kh_resp_error(kytos_req *req, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int kh_resp_header(kytos_req *req, const char *name, const char *value);
 int kh_req_finish(kytos_req *req);
+int kh_req_identity(const kytos_req *req, const char **user, const char **token_id, const char **role);
 
 #endif

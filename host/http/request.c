@@ -107,6 +107,19 @@ void kh_req_unref(kytos_req *r)
     req_put(r);
 }
 
+int kh_req_identity(const kytos_req *r, const char **user, const char **token_id, const char **role)
+{
+    int on = r && r->ident.authed;
+
+    if (user)
+        *user = on ? r->ident.user : "";
+    if (token_id)
+        *token_id = on ? r->ident.token_id : "";
+    if (role)
+        *role = on ? r->ident.role : "";
+    return on;
+}
+
 /* ---- arena ---- */
 
 void *kh_req_alloc(kytos_req *r, size_t n)

@@ -16,7 +16,8 @@ static struct kytos_api table;
 /* older[m]: the table as a host of ABI 1.m gives it (m < KYTOS_ABI_MINOR) */
 static struct kytos_api older[KYTOS_ABI_MINOR];
 static const size_t size_at_minor[KYTOS_ABI_MINOR + 1] = {
-    KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3, KH_API_SIZE_1_4
+    KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3, KH_API_SIZE_1_4,
+    KH_API_SIZE_1_5
 };
 static atomic_int emulated = -1;    /* -1: the full table */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -103,6 +104,7 @@ static void fill(void)
     table.response_header = kh_response_header;
     table.response_free = kh_response_free;
     table.resp_static = kh_resp_static;
+    table.req_identity = kh_req_identity;
     kh_bus_api_fill(&table, napp_bus);
     kh_store_api_fill(&table, napp_store, kh_host_napp_ops());
     kh_sb_api_fill(&table);

@@ -245,6 +245,10 @@ struct kytos_api {
     uint64_t (*conn_id)(const kytos_conn *c);
     int (*conn_info)(const kytos_conn *c, struct kytos_conn_info *out);
     struct json_object *(*conn_json)(const kytos_conn *c);
+
+    /* ---- ABI 1.5: who is calling (docs/auth.md) ---- */
+    int (*req_identity)(const kytos_req *req, const char **user, const char **token_id,
+                        const char **role);
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

@@ -65,6 +65,26 @@ static inline struct json_object *kytos_req_query_json(const kytos_req *r, const
  * the request's: valid until the request is freed, from any thread.  After
  * the request was answered without its handler (a 504 past the deadline, a
  * shutdown's 503) only headers already looked up are found. */
+/* Who is calling (ABI 1.5; docs/auth.md): 1 when the request carried a
+ * token kytosd checked (its route needed one), then *user is the username
+ * ("" for a machine token), *token_id the machine token's id ("" for a
+ * user's token), *role "admin" or "viewer"; 0 otherwise (all ""), or on a
+ * host older than 1.5.  Any out pointer may be NULL; the strings live as
+ * long as the request. */
+static inline int kytos_req_identity(const kytos_req *r, const char **user, const char **token_id,
+                                     const char **role)
+{
+    if (!KYTOS_API_HAS(req_identity)) {
+        if (user)
+            *user = "";
+        if (token_id)
+            *token_id = "";
+        if (role)
+            *role = "";
+        return 0;
+    }
+    return kytos__api->req_identity(r, user, token_id, role);
+}
 static inline const char *kytos_req_header(const kytos_req *r, const char *name)
 {
     return kytos__api->req_header(r, name);

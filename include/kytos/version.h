@@ -22,6 +22,8 @@
  *        for a protocol NApp: handler callbacks, send (copy, give, and
  *        send-then-notify), close, references, per-connection data,
  *        state, switch name, info.
+ *   1.5  req_identity: the caller a request's token names (user or
+ *        machine token, and role), so a NApp may refine access itself.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -37,7 +39,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 4
+#define KYTOS_ABI_MINOR 5
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

@@ -117,9 +117,25 @@ static int quick(kytos_req *req, void *ud)
     return kytos_resp_json_take(req, 200, json_object_new_string("quick"));
 }
 
+/* The caller, as the host tells a NApp (ABI 1.5). */
+static int whoami(kytos_req *req, void *ud)
+{
+    const char *user, *tid, *role;
+    struct json_object *o = json_object_new_object();
+    int on = kytos_req_identity(req, &user, &tid, &role);
+    (void)ud;
+    json_object_object_add(o, "authenticated", json_object_new_boolean(on));
+    json_object_object_add(o, "user", json_object_new_string(user));
+    json_object_object_add(o, "token_id", json_object_new_string(tid));
+    json_object_object_add(o, "role", json_object_new_string(role));
+    return kytos_resp_json_take(req, 200, o);
+}
+
 static int testkit_init(kytos_napp *n, char **errmsg)
 {
     (void)errmsg;
+    if (add(n, "GET", "whoami", whoami, 0))
+        return KYTOS_ERROR;
     /* an inline route (runs on the I/O thread), for the route-kind tests */
     if (kytos_route_add(n, &(struct kytos_route){.struct_size = sizeof(struct kytos_route), .method = "GET",
                                                  .path = "inline", .handler = quick,
