@@ -262,7 +262,7 @@ def main():
                                 for l in evcs[i].get("current_path", [])))
             if moved == len(on_link):
                 break
-            time.sleep(0.05)
+            time.sleep(0.5)   # each listing costs the server: not too often
         t_moved = time.time() - t0
         wait_quiet(s)
         line("link_down", evcs_on_link=len(on_link), moved=moved, secs=t_moved, cpu=s.cpu() - c0,

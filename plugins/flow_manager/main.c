@@ -93,21 +93,29 @@ static int subscribe_switches(struct fm_ctx *ctx)
     return KYTOS_OK;
 }
 
-static void make_indexes(struct fm_ctx *ctx)
+static void make_index(struct fm_ctx *ctx, const char *name, const char *const *fields, size_t n)
 {
-    /* by switch only: every query by state also names a switch or is a
-     * listing, and each index is re-evaluated on every state change */
-    static const char *const fields[] = {"switch"};
+    struct json_object *keys = json_object_new_object();
     struct kytos_error err = {0};
     size_t i;
 
-    for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        struct json_object *keys = json_object_new_object();
+    for (i = 0; i < n; i++)
         json_object_object_add(keys, fields[i], json_object_new_int(1));
-        if (kytos_store_index(ctx->napp, FM_COLL, fields[i], keys, 0, &err) != KYTOS_OK)
-            kytos_log(ctx->napp, KYTOS_LOG_WARNING, "index %s: %s", fields[i], err.message);
-        json_object_put(keys);
-    }
+    if (kytos_store_index(ctx->napp, FM_COLL, name, keys, 0, &err) != KYTOS_OK)
+        kytos_log(ctx->napp, KYTOS_LOG_WARNING, "index %s: %s", name, err.message);
+    json_object_put(keys);
+}
+
+static void make_indexes(struct fm_ctx *ctx)
+{
+    /* by switch: every query by state also names a switch or is a
+     * listing, and each index is re-evaluated on every state change;
+     * by cookie and switch: the deletes of one EVC's flows (send.c) */
+    static const char *const by_switch[] = {"switch"};
+    static const char *const by_cookie[] = {"flow.cookie", "switch"};
+
+    make_index(ctx, "switch", by_switch, 1);
+    make_index(ctx, "cookie_switch", by_cookie, 2);
 }
 
 static char *dup_msg(const char *s)

@@ -293,6 +293,33 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
     return 0;
 }
 
+/* When every flow of b names the same cookie range (mef_eline removing an
+ * EVC: its cookie, all bits), only stored flows in it can be candidates:
+ * the filter says so, and the (flow.cookie, switch) index reads those
+ * alone instead of every flow of the switch, once per EVC. */
+static void add_cookie_range(struct json_object *filter, const struct fm_batch *b)
+{
+    uint64_t lo, hi;
+    size_t i;
+
+    if (b->n == 0 || !b->flows[0].cookie_mask)
+        return;
+    lo = b->flows[0].cookie & b->flows[0].cookie_mask;
+    hi = b->flows[0].cookie | ~b->flows[0].cookie_mask;
+    for (i = 1; i < b->n; i++)
+        if ((b->flows[i].cookie & b->flows[i].cookie_mask) != lo ||
+            (b->flows[i].cookie | ~b->flows[i].cookie_mask) != hi)
+            return;
+    if (lo == hi) {
+        json_object_object_add(filter, "flow.cookie", json_object_new_uint64(lo));
+    } else {
+        struct json_object *r = json_object_new_object();
+        json_object_object_add(r, "$gte", json_object_new_uint64(lo));
+        json_object_object_add(r, "$lte", json_object_new_uint64(hi));
+        json_object_object_add(filter, "flow.cookie", r);
+    }
+}
+
 /* delete: soft-delete the stored flows of each switch that the request's
  * flows match non-strictly (delete_matched_flows). */
 static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char *now,
@@ -309,6 +336,7 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
     json_object_object_add(filter, "switch", json_object_new_string(b->dpid));
     json_object_object_add(ne, "$ne", json_object_new_string("deleted"));
     json_object_object_add(filter, "state", ne);
+    add_cookie_range(filter, b);
     rc = kytos_store_find(ctx->napp, FM_COLL,
                           &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
                                                .filter = filter},

@@ -120,16 +120,33 @@ static bool live(const struct me_evc *e, void *ud)
     return !e->archived && e->enabled;
 }
 
+/* Whether any link of s is up. */
+static bool any_link_up(const struct me_snap *s)
+{
+    size_t i;
+    for (i = 0; i < s->nlinks; i++)
+        if (s->links[i].up)
+            return true;
+    return false;
+}
+
 static void consistency(kytos_napp *napp, void *ud)
 {
     struct me *me = ud;
     struct me_snap *snap = me_snapshot(me, 2);
     struct me_evc **list;
+    bool links_up;
     size_t i;
 
     (void)napp;
     if (!snap)
         return;
+    /* No link up at all is what a start looks like (the timer's first round
+     * runs at once, while topology still holds the links down for
+     * link_up_timer): moving the active EVCs then could only take them
+     * down and deploy them all again once the links come up, every flow
+     * and document rewritten.  A real failure reaches them as link_down. */
+    links_up = any_link_up(snap);
     list = me_evc_select(me, live, NULL);
     for (i = 0; list && list[i]; i++) {
         struct me_evc *e = list[i];
@@ -140,7 +157,7 @@ static void consistency(kytos_napp *napp, void *ud)
             pthread_mutex_unlock(&e->lock);
             continue;
         }
-        if (e->active && e->current.n && !me_path_up(&e->current, snap)) {
+        if (e->active && e->current.n && links_up && !me_path_up(&e->current, snap)) {
             me_undeploy(me, e);
             me_deploy(me, e, NULL, 0);
             me_evc_save(me, e);

@@ -39,10 +39,11 @@ static const char conf[] = "[kytos/topology]\n"
                            "[kytos/mef_eline]\n"
                            "store_retry_interval = 0.02\n";
 
-/* A host over data_dir (NULL = a fresh temporary one) with the four NApps started. */
-static kytos_test_host *host_over(const char *data_dir)
+/* A host over data_dir (NULL = a fresh temporary one) with the five NApps
+ * started, configured by conf_text. */
+static kytos_test_host *host_conf(const char *data_dir, const char *conf_text)
 {
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf, .data_dir = data_dir};
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf_text, .data_dir = data_dir};
     static const char *const napps[] = {"topology", "flow_manager", "pathfinder", "mef_eline", "simnet"};
     char path[512];
     size_t i;
@@ -57,6 +58,11 @@ static kytos_test_host *host_over(const char *data_dir)
     ck_assert_int_eq(kytos_test_start(h), 0);
     ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
     return h;
+}
+
+static kytos_test_host *host_over(const char *data_dir)
+{
+    return host_conf(data_dir, conf);
 }
 
 static void setup(void)
@@ -1091,6 +1097,52 @@ static void sync_through_metadata(const char *id)
     ck_assert_uint_eq(status_of("POST", path, "{\"synced\":true}"), 201);
 }
 
+/* A restart while topology still holds every link down (link_up_timer):
+ * the consistency round, whose first run is at start, leaves the active
+ * EVC alone (it took it down, and rewrote it and its flows, to deploy it
+ * again once the links came up). */
+START_TEST(restart_keeps_active_evcs_while_links_are_held)
+{
+    static const char held[] = "[kytos/topology]\n"
+                               "link_up_timer = 30\n"
+                               "[kytos/simnet]\n"
+                               "flow_stats_interval = 0\n";
+    char dir[] = "/tmp/test_mef_eline.XXXXXX", id[15], updated[32];
+    kytos_test_resp *r;
+    struct json_object *e;
+    size_t plen;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    th = host_over(dir);
+    create(EVPL("evpl-held", "2100"), id, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(evc_active(id, &plen, NULL, 0));
+    e = get_evc(id, &r);
+    snprintf(updated, sizeof updated, "%s", str(e, "updated_at"));
+    ck_assert(!json_object_object_get_ex(e, "last_removed_at", NULL));
+    kytos_test_resp_free(r);
+
+    kytos_test_host_free(th);
+    th = host_conf(dir, held);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(evc_active(id, &plen, NULL, 0));
+    ck_assert_uint_eq(plen, 1);
+    e = get_evc(id, &r);
+    ck_assert(!json_object_object_get_ex(e, "last_removed_at", NULL));
+    ck_assert_str_eq(str(e, "updated_at"), updated);
+    kytos_test_resp_free(r);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/mef_eline.redeployed_link_down"), 0);
+    kytos_test_host_free(th);
+    th = host_over(NULL);
+    {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
 START_TEST(store_failure_on_delete_keeps_the_evc)
 {
     char id[15], path[256];
@@ -1396,6 +1448,7 @@ static Suite *suite(void)
     tcase_add_test(tc, evc_cases_get_kytos_answers);
     tcase_add_test(tc, duplicated_epl_uni_is_409_and_tags_conflict_400);
     tcase_add_test(tc, list_get_patch_delete);
+    tcase_add_test(tc, restart_keeps_active_evcs_while_links_are_held);
     tcase_add_test(tc, metadata_endpoints);
     tcase_add_test(tc, patch_uni_swaps_tags_and_redeploys);
     tcase_add_test(tc, static_paths_are_checked_as_kytos_does);
