@@ -771,6 +771,28 @@ START_TEST(unloading_the_handler_closes_its_connections)
 }
 END_TEST
 
+/* 0 when the peer closed fd, 1 when the connection id was adopted by the
+ * test NApp instead (test/sbproto.open); fails the test after 30 s. */
+static int closed_or_adopted(int fd, int64_t id)
+{
+    struct timeval tv = {0, 200000};
+    uint8_t b[4096];
+    int i;
+
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    for (i = 0; i < 150; i++) {
+        ssize_t r = recv(fd, b, sizeof b, 0);
+        if (r == 0 || (r < 0 && errno == ECONNRESET))
+            return 0;
+        if (r > 0)
+            continue;
+        if (event_where("test/sbproto.open", "id", id))
+            return 1;
+    }
+    ck_abort_msg("connection %lld neither closed nor adopted in 30 s", (long long)id);
+    return -1;
+}
+
 START_TEST(a_handler_registering_closes_unhandled_connections)
 {
     char conf[256];
@@ -789,10 +811,15 @@ START_TEST(a_handler_registering_closes_unhandled_connections)
     fd = client();
     id = conn_id(fd);
     ck_assert_int_eq(kytos_test_load(th, SO), 0);
-    ck_assert(sees_close(fd));
-    e = lost_of(id);
-    ck_assert_ptr_nonnull(e);
-    ck_assert_ptr_nonnull(strstr(gets(e, "reason"), "handler registered"));
+    /* The I/O thread binds a connection to the protocol's handler just
+     * after publishing connection.new; when the NApp registers in that
+     * window, the connection is simply the NApp's (its open event), and
+     * there is nothing to close.  Otherwise it is closed, naming why. */
+    if (!closed_or_adopted(fd, id)) {
+        e = lost_of(id);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_ptr_nonnull(strstr(gets(e, "reason"), "handler registered"));
+    }
     /* the switch reconnects and is the NApp's */
     again = client();
     aid = conn_id(again);
