@@ -44,6 +44,11 @@ screenshots: all
 	$(AM_V_GEN)top_builddir='$(abs_top_builddir)' SCREENSHOT_DIR='$(abs_top_builddir)/screenshots' \
 	  $(PYTHON3) $(srcdir)/tests/e2e/test_dashboard.py
 .PHONY: screenshots
+# test_dashboard.py writes them to the build directory's screenshots/
+clean-local: clean-screenshots
+clean-screenshots:
+	-rm -rf screenshots
+.PHONY: clean-screenshots
 
 # Unit tests of the host's building blocks, one program per module.
 HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \
