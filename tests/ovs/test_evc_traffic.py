@@ -39,6 +39,7 @@ PY = "/usr/bin/python3"
 CONSISTENCY_S = 2
 CONF = ("[daemon]\n\n[kytos/topology]\nenable_entities_by_default = true\nlink_up_timer = 0\n"
         "\n[kytos/of_lldp]\npolling_time = 1\n"
+        "\n[kytos/of_core]\nstats_interval = 1\n"
         "\n[kytos/mef_eline]\ndeploy_evcs_interval = %d\n" % CONSISTENCY_S)
 IP = {"h1": "198.51.100.1", "h2": "198.51.100.2", "h3": "198.51.100.3",
       "h4": "198.51.100.4", "h5": "198.51.100.5"}
@@ -137,6 +138,17 @@ def evc_flows(net, sws):
             key = (s, parts.get("cookie"), f.split(" actions=")[0].split("priority=")[1],
                    f.split(" actions=")[1])
             out[key] = float(parts.get("duration", "0s").rstrip("s"))
+    return out
+
+
+def stored_evc_flows(k, dpids, cookies):
+    """flow_manager's stored flows of the EVCs, but the deleted ones (kept
+    as Kytos keeps them): (dpid, flow_id, state)."""
+    out = set()
+    for d in dpids:
+        for doc in env.stored_flows(k, d):
+            if doc.get("flow", {}).get("cookie") in cookies and doc.get("state") != "deleted":
+                out.add((d, doc.get("flow_id"), doc.get("state")))
     return out
 
 
@@ -246,6 +258,12 @@ def main():
         # ---- kytosd restarted with the EVCs deployed ----
         time.sleep(CONSISTENCY_S * 2)    # a quiet network: the flows settle
         before = evc_flows(net, ring)
+        cookies = {cookie_of(c1), cookie_of(c2)}
+        stored_before = stored_evc_flows(k, dpid.values(), cookies)
+        t.ok(stored_before and len(stored_before) == len(before) and
+             all(st == "installed" for _, _, st in stored_before),
+             "flow_manager stores each EVC flow in the switches as installed",
+             (len(before), sorted(stored_before)))
         pings = {h: net.host_popen(h, "ping", "-i", "0.05", "-W", "1", IP[d],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for h, d in (("h1", "h2"), ("h3", "h4"))}
@@ -276,6 +294,9 @@ def main():
              "a continuous ping through each EVC loses nothing across the restart", counts)
         t.ok(set(after) == set(before), "after the restart the same EVC flows are in the switches",
              (sorted(set(before) - set(after)), sorted(set(after) - set(before))))
+        stored_after = stored_evc_flows(k, dpid.values(), cookies)
+        t.ok(stored_after == stored_before, "after the restart flow_manager stores the same flows, "
+             "installed", (sorted(stored_before ^ stored_after)))
         young = {key: d for key, d in after.items() if d < elapsed - 1}
         t.ok(after and not young, "no flow was installed again after the restart "
              "(durations older than the restart)", (elapsed, young))
