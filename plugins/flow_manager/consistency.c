@@ -87,7 +87,7 @@ void fm_cons_reset(struct fm_cons *c, const char *dpid)
 }
 
 /* Whether dpid's check is due; if so it is recorded as done now and
- * *verdict is its verdict time. */
+ * *verdict is its verdict time (0: now). */
 static int due(struct fm_cons *c, const char *dpid, int64_t *verdict)
 {
     struct json_object *v;
@@ -96,7 +96,7 @@ static int due(struct fm_cons *c, const char *dpid, int64_t *verdict)
 
     pthread_mutex_lock(&c->lock);
     if (!json_object_object_get_ex(c->last, dpid, &v)) {
-        *verdict = now;
+        *verdict = 0;
         yes = 1;
     } else if (now - json_object_get_int64(v) >= c->interval_s) {
         *verdict = now - c->interval_s;
@@ -120,7 +120,10 @@ void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *see
         return;
     if (!(fm_switches_get(ctx->switches, dpid) & FM_SW_ENABLED) || !due(ctx->cons, dpid, &verdict))
         return;
-    iso_of(verdict, verdict_iso);
+    if (verdict == 0)
+        fm_now_iso(verdict_iso);   /* after a handshake: now, to the microsecond */
+    else
+        iso_of(verdict, verdict_iso);
     filter = json_object_new_object();
     states = json_object_new_object();
     json_object_object_add(states, "$ne", json_object_new_string("deleted"));
