@@ -13,6 +13,7 @@
 #define FM_EV_ADDED "kytos/flow_manager.flow.added"
 
 struct fm_pending;
+struct fm_cons;
 
 struct fm_ctx {
     kytos_napp *napp;
@@ -25,6 +26,7 @@ struct fm_ctx {
      * "installed"), so a confirmation decided before a DELETE or a newer
      * add commits before it, and one decided after sees it stale. */
     pthread_mutex_t order;
+    struct fm_cons *cons;     /* consistency.c */
 };
 
 /* ---- pending.c: barrier xid -> the flows it confirms ---- */
@@ -128,6 +130,18 @@ void fm_flows_free(struct fm_flow *flows, size_t n);
  * unless force (flows stay stored, as Kytos).  res->status 202 on success. */
 void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *batches, size_t nb, int force,
                 struct fm_result *res);
+
+/* FlowMods (and a barrier) for b's flows to its switch when connected,
+ * without storing them: the consistency check's resend. */
+void fm_send_unstored(struct fm_ctx *ctx, int cmd, const struct fm_batch *b);
+
+/* ---- consistency.c: Kytos' check_consistency (its "missing" half) ---- */
+struct fm_cons *fm_cons_new(kytos_napp *napp);
+void fm_cons_free(struct fm_cons *c);
+/* The switch (re)connected: its next flow stats are checked at once. */
+void fm_cons_reset(struct fm_cons *c, const char *dpid);
+/* dpid's flow stats arrived; seen: {flow_id: null} of what it holds. */
+void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *seen);
 
 /* An add whose store write is queued (kytos_store_bulk_async_give): the
  * batches stay alive until release(a) runs, after reply(req, res) and the

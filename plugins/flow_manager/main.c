@@ -46,6 +46,10 @@
  *       "active"}}}}; kytos/topology.switch.(enabled|disabled|deleted),
  *     .*.switch.(new|reconnected), kytos/of_core.handshake.completed (connected),
  *     .*.connection.lost (disconnected): {"dpid"|"switch": "<dpid>" or {"dpid"|"id"}}.
+ *   kytos/of_core.flow_stats.received also drives the consistency check
+ *     (consistency.c, its "missing" half): stored flows a switch lacks are sent again.
+ *     Settings: enable_consistency_check (default true),
+ *     consistency_min_verdict_interval (seconds, default 120).
  *   Besides, GET /api/kytos/topology/v3/switches is read at start and when a
  *   request names a switch the map does not know or believes disabled or
  *   disconnected (at most every 50 ms).
@@ -58,11 +62,28 @@
 extern const char flow_manager_openapi[];
 extern const size_t flow_manager_openapi_len;
 
+/* The dpid of handshake.completed {"switch": dpid or {"dpid"|"id": dpid}}. */
+static const char *handshake_dpid(struct json_object *c)
+{
+    struct json_object *s, *d;
+    if (!json_object_object_get_ex(c, "switch", &s))
+        return NULL;
+    if (json_object_is_type(s, json_type_string))
+        return json_object_get_string(s);
+    if ((json_object_object_get_ex(s, "dpid", &d) || json_object_object_get_ex(s, "id", &d)) &&
+        json_object_is_type(d, json_type_string))
+        return json_object_get_string(d);
+    return NULL;
+}
+
 static int on_switch_event(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
     struct fm_ctx *ctx = ud;
+    const char *name = kytos_event_name(ev);
     (void)napp;
-    fm_switches_on_event(ctx->switches, kytos_event_name(ev), kytos_event_content(ev));
+    fm_switches_on_event(ctx->switches, name, kytos_event_content(ev));
+    if (name && strcmp(name, "kytos/of_core.handshake.completed") == 0)
+        fm_cons_reset(ctx->cons, handshake_dpid(kytos_event_content(ev)));
     return KYTOS_OK;
 }
 
@@ -139,9 +160,11 @@ static int fm_init(kytos_napp *napp, char **errmsg)
     ctx->napp = napp;
     ctx->switches = fm_switches_new();
     ctx->pending = fm_pending_new();
+    ctx->cons = fm_cons_new(napp);
     atomic_init(&ctx->xid, 0);
     pthread_mutex_init(&ctx->order, NULL);
-    if (!ctx->switches || !ctx->pending) {
+    if (!ctx->switches || !ctx->pending || !ctx->cons) {
+        fm_cons_free(ctx->cons);
         fm_switches_free(ctx->switches);
         fm_pending_free(ctx->pending);
         pthread_mutex_destroy(&ctx->order);
@@ -176,6 +199,7 @@ static void fm_stop(kytos_napp *napp)
     kytos_napp_set_data(napp, NULL);
     fm_switches_free(ctx->switches);
     fm_pending_free(ctx->pending);
+    fm_cons_free(ctx->cons);
     pthread_mutex_destroy(&ctx->order);
     free(ctx);
 }

@@ -524,6 +524,12 @@ static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, siz
     }
 }
 
+void fm_send_unstored(struct fm_ctx *ctx, int cmd, const struct fm_batch *b)
+{
+    if (fm_switches_get(ctx->switches, b->dpid) & FM_SW_CONNECTED)
+        send_switch(ctx, cmd, b, 1, NULL);
+}
+
 static void result_init(struct fm_result *res)
 {
     res->status = 202;

@@ -26,3 +26,9 @@ tests_napps_test_mef_eline_SOURCES = tests/napps/test_mef_eline.c
 tests_napps_test_mef_eline_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"' \
 	-DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/data"'
 tests_napps_test_mef_eline_LDADD = libkytos-test.la $(TEST_LIBS)
+
+# EVCs carrying real traffic between hosts in network namespaces over a
+# ring of Open vSwitch switches (links found by of_lldp): failover, restart,
+# delete.  SKIP without OVS, root or namespaces.
+TESTS += tests/ovs/test_evc_traffic.py
+EXTRA_DIST += tests/ovs/test_evc_traffic.py

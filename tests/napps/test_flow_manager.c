@@ -894,6 +894,58 @@ START_TEST(stats_confirmation_never_overwrites_a_queued_delete)
 }
 END_TEST
 
+/* Kytos' consistency check, its "missing" half: the first flow stats after
+ * a switch's handshake that lack a stored flow send it again (an ADD; the
+ * stored flow stays the one, installed); stats that list it, or come before the interval is
+ * over, send nothing. */
+START_TEST(consistency_check_sends_a_missing_flow_again_once)
+{
+    static const char flow_mod[] = "kytos/flow_manager.messages.out.ofpt_flow_mod";
+    kytos_test_resp *s;
+    struct json_object *list;
+    char stats[256], fid[64];
+    size_t n0;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":9,\"match\":{\"in_port\":3}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    list = stored("?state=installed", S1, &s);
+    ck_assert_ptr_nonnull(list);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    snprintf(fid, sizeof fid, "%s", field(json_object_array_get_idx(list, 0), "flow_id"));
+    kytos_test_resp_free(s);
+
+    /* the switch reconnects and its stats list the flow: nothing to do */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.handshake.completed",
+                                        "{\"switch\": \"" S1 "\"}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    n0 = kytos_test_published_count(th, flow_mod);
+    snprintf(stats, sizeof stats, "{\"switch\": \"%s\", \"replies_flows\": [{\"id\": \"%s\"}]}", S1,
+             fid);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, flow_mod), n0);
+
+    /* it reconnects without the flow: sent again, once */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.handshake.completed",
+                                        "{\"switch\": \"" S1 "\"}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    snprintf(stats, sizeof stats, "{\"switch\": \"%s\", \"replies_flows\": []}", S1);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, flow_mod), n0 + 1);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.flow_stats.received", stats), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(kytos_test_published_count(th, flow_mod), n0 + 1);   /* not due yet */
+
+    list = stored("?state=installed", S1, &s);
+    ck_assert_uint_eq(json_object_array_length(list), 1);
+    ck_assert_str_eq(field(json_object_array_get_idx(list, 0), "flow_id"), fid);
+    kytos_test_resp_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flow_manager");
@@ -918,6 +970,7 @@ static Suite *suite(void)
     tcase_add_test(tc, big_integers_and_bodies_as_kytos_reads_them);
     tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
+    tcase_add_test(tc, consistency_check_sends_a_missing_flow_again_once);
     suite_add_tcase(s, tc);
     return s;
 }
