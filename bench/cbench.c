@@ -26,7 +26,6 @@
  *     packet_ins/s avg [latency mode: round trip p50/p99/max us]
  * cbench speaks only OpenFlow 1.0, which Kytos dropped; the rest is its
  * semantics. */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,8 @@
  *    the packet is sent out to that port, else flooded (OFPP_FLOOD);
  *  - a packet-out towards a port configured OFPPC_NO_FWD is not sent.
  * Flows go through flow_manager's event API (kytos.flow_manager.flows.install,
- * stored and kept consistent) when flow_manager is loaded: Kytos POSTs the
+ * stored and kept consistent) when flow_manager is enabled (asked of the
+ * core at start, at each handshake and every 2 s): Kytos POSTs the
  * same flows to flow_manager's REST API.  Without flow_manager they go
  * straight to of_core's flow-mod event, as flow_manager would send them.
  *
@@ -30,6 +31,7 @@
 #include <kytos/kytos.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,7 @@
 #define OFPR_NO_MATCH 0
 #define OFPPC_NO_FWD 0x20
 #define MAX_NOFWD 65536
+#define REFRESH_MS 2000
 
 struct port_key {
     char dpid[24];
@@ -55,6 +58,7 @@ struct l2ls {
     struct port_key *nofwd;         /* ports configured NO_FWD */
     size_t n_nofwd;
     int64_t priority, table_id;
+    atomic_bool fm_loaded;          /* kytos/flow_manager enabled (refresh_fm) */
 };
 
 static const uint64_t lldp_macs[] = {0x0180c200000eULL, 0x0180c2000003ULL, 0x0180c2000000ULL};
@@ -81,6 +85,35 @@ static void publish(struct l2ls *l, const char *name, struct json_object *conten
                   kytos_strerror(rc));
 }
 
+/* Whether kytos/flow_manager is enabled, from the core's napps_enabled
+ * (in-process): at start, at each handshake and every REFRESH_MS, never on
+ * the packet-in path (a direct handler makes no kytos_call). */
+static void refresh_fm(struct l2ls *l)
+{
+    kytos_response *r = NULL;
+    struct json_object *napps, *js;
+    bool found = false;
+
+    if (kytos_call(l->napp, "GET", "/api/kytos/core/napps_enabled", NULL, 0, &r) != KYTOS_OK)
+        return;
+    if (kytos_response_status(r) == 200 && (js = kytos_response_json(r)) &&
+        json_object_object_get_ex(js, "napps", &napps) && json_object_is_type(napps, json_type_array))
+        for (size_t i = 0; i < json_object_array_length(napps); i++) {
+            struct json_object *p = json_object_array_get_idx(napps, i);
+            const char *u = json_object_get_string(json_object_array_get_idx(p, 0));
+            const char *n = json_object_get_string(json_object_array_get_idx(p, 1));
+            found |= u && n && strcmp(u, "kytos") == 0 && strcmp(n, "flow_manager") == 0;
+        }
+    kytos_response_free(r);
+    atomic_store(&l->fm_loaded, found);
+}
+
+static void refresh_tick(kytos_napp *napp, void *ud)
+{
+    (void)napp;
+    refresh_fm(ud);
+}
+
 /* One flow on dpid, through flow_manager when it is there. */
 static void install_flow(struct l2ls *l, const char *dpid, struct json_object *flow)
 {
@@ -89,7 +122,7 @@ static void install_flow(struct l2ls *l, const char *dpid, struct json_object *f
 
     if (!c)
         goto fail;
-    if (kytos_event_wanted(l->napp, fm_event)) {
+    if (atomic_load(&l->fm_loaded)) {
         json_object_object_add(c, "dpid", json_object_new_string(dpid));
         flows = json_object_new_array();
         dict = json_object_new_object();
@@ -281,6 +314,7 @@ static int on_handshake(kytos_napp *napp, const kytos_event *ev, void *ud)
     pthread_mutex_lock(&l->mu);
     l2_forget_switch(&l->tables, dpid);
     pthread_mutex_unlock(&l->mu);
+    refresh_fm(l);
     if (!(flow = json_object_new_object()))
         return KYTOS_OK;
     json_object_object_add(flow, "priority", json_object_new_int(0));
@@ -415,5 +449,13 @@ static int l2ls_init(kytos_napp *napp, char **errmsg)
     return KYTOS_OK;
 }
 
+static int l2ls_start(kytos_napp *napp)
+{
+    struct l2ls *l = kytos_napp_data(napp);
+
+    refresh_fm(l);
+    return kytos_timer_add(napp, REFRESH_MS, refresh_tick, l);
+}
+
 KYTOS_NAPP_DEFINE("kytos", "of_l2ls", "2025.2.0", KYTOS_DEPS("kytos/of_core"), NULL, 0, 0,
-                  l2ls_init, NULL, NULL);
+                  l2ls_init, l2ls_start, NULL);

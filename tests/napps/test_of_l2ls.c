@@ -121,6 +121,7 @@ START_TEST(unknown_flooded_then_learned)
     /* B -> A on port 2: A learned at 1: a flow B->A out 1 and the packet to 1 */
     packet_in(S1, 2, 0, MAC_A MAC_B IPV4_TAIL);
     ck_assert_uint_eq(count(EV_FM), 1);
+    ck_assert_uint_eq(count(EV_FM_API), 0); /* no flow_manager here */
     fm = kytos_test_published(th, EV_FM, 0);
     ck_assert_str_eq(plain(fm), "{\"destination\":\"" S1 "\",\"command\":\"add\","
                                 "\"flow\":{\"priority\":10,\"table_id\":0,\"match\":{\"dl_src\":"
@@ -245,6 +246,7 @@ START_TEST(flows_through_flow_manager_when_loaded)
                                "\"dl_dst\":\"0a:00:00:00:00:01\",\"dl_type\":2048},\"actions\":"
                                "[{\"action_type\":\"output\",\"port\":1}]}]}}");
     ck_assert_uint_eq(count(EV_OUT), 2);
+    ck_assert_uint_eq(count(EV_FM), 0);     /* not behind flow_manager's back */
 }
 END_TEST
 
