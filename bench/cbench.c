@@ -23,7 +23,8 @@
  * Output: one line per loop, then
  *   RESULT: <mode> <switches> switches <loops> loops (warm-up excluded):
  *     responses/s min/max/avg/stdev = ..., flow_mods/s avg, packet_outs/s avg,
- *     packet_ins/s avg [latency mode: round trip p50/p99/max us]
+ *     packet_ins/s avg [latency mode: round trip p50/p99/max us, probes lost],
+ *     responses in all loops N (warm-up too: for a controller's CPU per response)
  * cbench speaks only OpenFlow 1.0, which Kytos dropped; the rest is its
  * semantics. */
 #include <arpa/inet.h>
@@ -366,6 +367,7 @@ int main(int argc, char **argv)
     struct sw *sws;
     double *rates;
     double fm_sum = 0, po_sum = 0, pi_sum = 0;
+    uint64_t total = 0;                 /* responses over every loop, warm-up too */
     struct epoll_event evs[64];
 
     while ((opt = getopt(argc, argv, "H:p:s:l:m:w:M:t")) != -1) {
@@ -481,6 +483,7 @@ int main(int argc, char **argv)
             pi += sws[i].packet_ins;
         }
         rates[loop] = (double)(fm + po) / secs;
+        total += fm + po;
         printf("loop %d%s: %.0f responses/s (%.0f flow_mods/s, %.0f packet_outs/s), %.0f packet_ins/s\n",
                loop + 1, loop < warmup ? " (warm-up)" : "", rates[loop], fm / secs, po / secs,
                pi / secs);
@@ -521,7 +524,7 @@ int main(int argc, char **argv)
                 printf(", %llu probes lost", (unsigned long long)lost);
             }
         }
-        printf("\n");
+        printf(", responses in all loops %llu\n", (unsigned long long)total);
     }
     for (int i = 0; i < nsw; i++) {
         close(sws[i].fd);
