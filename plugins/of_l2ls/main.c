@@ -40,7 +40,8 @@
 
 #define OFPP_FLOOD 0xfffffffbU
 #define OFPP_CONTROLLER 0xfffffffdU
-#define OFPP_ANY 0xffffffffU
+#define OFPP_MAX 0xffffff00U
+#define OFPP_LOCAL 0xfffffffeU
 #define OFPR_NO_MATCH 0
 #define OFPPC_NO_FWD 0x20
 #define MAX_NOFWD 65536
@@ -255,8 +256,10 @@ static int on_packet_in(kytos_napp *napp, const kytos_event *ev, void *ud)
     for (size_t i = 0; i < sizeof lldp_macs / sizeof lldp_macs[0]; i++)
         if (dst == lldp_macs[i])
             return KYTOS_OK;
-    if (reason != OFPR_NO_MATCH || in_port > 0xffffff00U)
+    if (reason != OFPR_NO_MATCH)
         return KYTOS_OK;                    /* not from the table-miss flow */
+    if (in_port > OFPP_MAX && in_port != OFPP_LOCAL)
+        return KYTOS_OK;                    /* no port to learn (OFPP_ANY: none given) */
     /* dl_type past VLAN tags, as pyof's Ethernet reads it */
     dl_type = (uint16_t)(eth[12] << 8 | eth[13]);
     for (int k = 0; k < 2 && (dl_type == 0x8100 || dl_type == 0x88a8); k++) {

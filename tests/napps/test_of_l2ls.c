@@ -140,14 +140,23 @@ START_TEST(unknown_flooded_then_learned)
     ck_assert_uint_eq(count(EV_FM), 2);
     ck_assert_ptr_nonnull(strstr(plain(kytos_test_published(th, EV_FM, 1)),
                                  "\"actions\":[{\"action_type\":\"output\",\"port\":3}]"));
+    /* the LOCAL port is a port like the others */
+    packet_in(S1, 4294967294LL, 0, MAC_A "0a0000000009" IPV4_TAIL);
+    ck_assert_uint_eq(count(EV_FM), 3);
+    ck_assert_ptr_nonnull(strstr(plain(kytos_test_published(th, EV_FM, 2)),
+                                 "\"actions\":[{\"action_type\":\"output\",\"port\":3}]"));
+    packet_in(S1, 3, 0, "0a0000000009" MAC_A IPV4_TAIL);
+    ck_assert_uint_eq(count(EV_FM), 4);
+    ck_assert_ptr_nonnull(strstr(plain(kytos_test_published(th, EV_FM, 3)),
+                                 "\"port\":4294967294}]"));
     /* a new connection of S1 forgets what it taught */
     ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.handshake.completed",
                                         "{\"switch\":{\"dpid\":\"" S1 "\"}}"),
                      0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
-    ck_assert_uint_eq(count(EV_FM), 3);     /* the table-miss flow */
+    ck_assert_uint_eq(count(EV_FM), 5);     /* the table-miss flow */
     packet_in(S1, 2, 0, MAC_A MAC_B IPV4_TAIL);
-    ck_assert_uint_eq(count(EV_FM), 3);
+    ck_assert_uint_eq(count(EV_FM), 5);
     ck_assert_ptr_nonnull(strstr(out_text(count(EV_OUT) - 1), "\"port\":4294967291"));
 }
 END_TEST
