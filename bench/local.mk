@@ -22,3 +22,9 @@ EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/southbound_bench.py 
 bench: all bench/benchnapp.la tests/southbound/sbproto.la $(noinst_PROGRAMS)
 	BUILD_DIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/run-bench.sh
 .PHONY: bench
+
+# cbench-style OpenFlow 1.3 load generator (bench/cbench.c; the cbench part)
+noinst_PROGRAMS += bench/cbench
+bench_cbench_SOURCES = bench/cbench.c
+bench_cbench_CFLAGS = $(AM_CFLAGS)
+bench_cbench_LDADD = -lm

@@ -5,7 +5,7 @@
 # otherwise) and every run is bounded.
 #
 #   make bench                       # everything
-#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | micro | scale
+#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | cbench | micro | scale
 #   SCALE_EVCS="2000 10000"          # the scale part's EVC counts
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
 #   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
@@ -187,9 +187,82 @@ southbound_part() {
     python3 "$(dirname "$0")/southbound_bench.py" || echo "(southbound_bench.py failed)"
 }
 
+# The cbench part: bench/cbench (16 emulated OpenFlow 1.3 switches, 1 s
+# loops, the first a warm-up left out) against kytosd with only of_core and
+# of_l2ls, and against ovs-testcontroller (Open vSwitch's C learning
+# controller) in the same run; the controller on core SRV_CPU, cbench on
+# LOAD_CPU.  Throughput mode (full send buffers) and latency mode (one
+# PACKET_IN outstanding per switch).  CBENCH_LOOPS (11), CBENCH_MACS (1000).
+cbench_run() { # cbench_run PORT MODEFLAG PID: prints "avg fm po pi p50 p99 cpu_us_per_response"
+  t0=$(cpu_ticks "$3")
+  out=$(taskset -c "$LOAD_CPU" "$B/bench/cbench" -p "$1" -s 16 -l "${CBENCH_LOOPS:-11}" -m 1000 -w 1 \
+        -M "${CBENCH_MACS:-1000}" $2 2>&1)
+  t1=$(cpu_ticks "$3")
+  echo "$out" >>"$WORK/cbench.log"
+  echo "$out" | awk -v t0="$t0" -v t1="$t1" -v hz="$hz" '/^RESULT:/ {
+      split($0, a, "= "); split(a[2], r, "/"); avg = r[3]
+      match($0, /flow_mods\/s [0-9]+/); fm = substr($0, RSTART + 12, RLENGTH - 12)
+      match($0, /packet_outs\/s [0-9]+/); po = substr($0, RSTART + 14, RLENGTH - 14)
+      match($0, /packet_ins\/s [0-9]+/); pi = substr($0, RSTART + 13, RLENGTH - 13)
+      p50 = "-"; p99 = "-"
+      if (match($0, /max us = [0-9.]+\/[0-9.]+/)) { split(substr($0, RSTART + 9, RLENGTH - 9), l, "/"); p50 = l[1]; p99 = l[2] }
+      n = 0; if (match($0, /all loops [0-9]+/)) n = substr($0, RSTART + 10, RLENGTH - 10)
+      cpu = (n > 0) ? sprintf("%.2f", (t1 - t0) * 1e6 / hz / n) : "-"
+      print avg, fm, po, pi, p50, p99, cpu; found = 1 }
+    END { if (!found) print "0 0 0 0 - - -" }'
+}
+
+cbench_part() {
+  echo "## cbench-style: 16 OpenFlow 1.3 switches, packet-ins answered by a learning switch"
+  if [ ! -x "$B/bench/cbench" ] || [ ! -f "$B/plugins/.libs/of_l2ls.so" ]; then
+    echo "SKIP: bench/cbench or plugins/.libs/of_l2ls.so not built"; return 0
+  fi
+  if ! command -v ovs-testcontroller >/dev/null; then
+    echo "SKIP: ovs-testcontroller not installed (Debian openvswitch-testcontroller)"; return 0
+  fi
+  echo "controller on core $SRV_CPU, bench/cbench on core $LOAD_CPU, ${CBENCH_LOOPS:-11} loops of 1 s (1 warm-up), ${CBENCH_MACS:-1000} MACs per switch, median of $REPEAT runs"
+  echo "(responses = FLOW_MODs + PACKET_OUTs; latency: PACKET_IN to its PACKET_OUT, one outstanding per switch;"
+  echo " CPU: the controller's utime+stime over the run per response: what a loaded machine cannot skew)"
+  mkdir -p "$WORK/l2ls-napps"
+  cp "$B/plugins/.libs/of_core.so" "$B/plugins/.libs/of_l2ls.so" "$WORK/l2ls-napps/"
+  printf "| %-34s | %-10s | %12s | %11s | %13s | %12s | %8s | %8s | %9s |\n" controller mode responses/s flow_mods/s packet_outs/s packet_ins/s "p50 us" "p99 us" "CPU us/r"
+  printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n" ------------------------------------ ------------ -------------- ------------- --------------- -------------- ---------- ---------- -----------
+  for peer in kytosd ovs-testcontroller; do
+    for mode in throughput latency; do
+      flag=""; [ "$mode" = throughput ] && flag="-t"
+      : >"$WORK/cb-runs"
+      for r in $(seq "$REPEAT"); do
+        if [ "$peer" = kytosd ]; then
+          start_kytosd "$WORK/l2ls-napps" --set 'protocol_name="openflow"' || continue
+          OFP=$(python3 -c "import json,urllib.request; print(json.load(urllib.request.urlopen('http://127.0.0.1:$KPORT/api/kytos/core/status/'))['southbound']['port'])")
+          CPID=$KPID
+        else
+          OFP=$(free_port)
+          taskset -c "$SRV_CPU" ovs-testcontroller -O OpenFlow13 "ptcp:$OFP:127.0.0.1" --no-chdir \
+            --unixctl="$WORK/tc.ctl" -vconsole:off -vsyslog:off >"$WORK/tc.log" 2>&1 &
+          CPID=$!
+          wait_port "$OFP"
+        fi
+        cbench_run "$OFP" "$flag" "$CPID" >>"$WORK/cb-runs"
+        stop_pid "$CPID"
+      done
+      m() { awk -v c="$1" '{print $c}' "$WORK/cb-runs" | median; }
+      printf "| %-34s | %-10s | %12s | %11s | %13s | %12s | %8s | %8s | %9s |\n" \
+        "$([ "$peer" = kytosd ] && echo "kytosd (of_core + of_l2ls)" || echo "ovs-testcontroller (C peer)")" \
+        "$mode" "$(m 1)" "$(m 2)" "$(m 3)" "$(m 4)" \
+        "$([ "$mode" = latency ] && m 5 || echo -)" "$([ "$mode" = latency ] && m 6 || echo -)" "$(m 7)"
+    done
+  done
+  echo
+  echo "cbench's own lines:"
+  grep '^RESULT' "$WORK/cbench.log"
+  echo
+}
+
 run_parts() {
   case $ONLY in
-    all) ceiling_part; napps_part; southbound_part; micro_part; scale_part ;;
+    all) ceiling_part; napps_part; southbound_part; cbench_part; micro_part; scale_part ;;
+    cbench) cbench_part ;;
     scale) scale_part ;;
     ceiling) ceiling_part ;;
     napps) napps_part ;;

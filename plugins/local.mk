@@ -24,3 +24,4 @@ include plugins/topology/local.mk
 include plugins/of_core/local.mk
 include plugins/of_lldp/local.mk
 include plugins/pathfinder/local.mk
+include plugins/of_l2ls/local.mk
