@@ -84,8 +84,12 @@ int kh_sb_tls_init(kh_sb *sb, const kh_config *cfg, char *err, size_t errlen)
         goto fail;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        int mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
         ssl_err_text(why, sizeof why);
-        snprintf(err, errlen, "sb_tls_key '%s': %s", key, why);
+        if (mismatch)
+            snprintf(err, errlen, "sb_tls_key '%s' does not match sb_tls_cert '%s'", key, cert);
+        else
+            snprintf(err, errlen, "sb_tls_key '%s': %s", key, why);
         goto fail;
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {
