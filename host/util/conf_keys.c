@@ -94,6 +94,8 @@ const struct kh_conf_key kh_conf_keys[] = {
      "PEM certificate (chain) file: with `api_tls_key`, the REST API speaks HTTPS only (libmicrohttpd with GnuTLS).", 0},
     {"api_tls_key", KH_CONF_STRING, "\"\"", 0, 0, NULL,
      "PEM private key file of `api_tls_cert` (unencrypted; keep it mode 0600).", 0},
+    {"api_http_port", KH_CONF_INT, "-1", -1, 65535, NULL,
+     "With HTTPS on `api_port`, also serve plain HTTP on this port (both configured); -1: HTTP is off while HTTPS is on.", 0},
     {"api_auth_all", KH_CONF_BOOL, "false", 0, 0, NULL,
      "Every route needs a Bearer token (the core's included) except those under `api_auth_exempt`.", 0},
     {"api_auth_exempt", KH_CONF_ARRAY, "[\"/api/kytos/core/auth/login/\", \"/api/kytos/core/status/\"]", 0, 0, NULL,
