@@ -106,7 +106,10 @@ def main():
         settings = {"protocol_name": "openflow", "sb_tls_cert": good["ctl_cert"],
                     "sb_tls_key": good["ctl_key"], "sb_tls_ca_cert": good["switchca"],
                     "sb_tls_handshake_timeout_ms": 1500}
-        k = Kytosd(napps=NAPPS, settings=settings, conf=env.conf())
+        # echoes every 0.2 s from of_core's timer thread: sends from another
+        # thread than the reading one, on the same TLS connection
+        k = Kytosd(napps=NAPPS, settings=settings,
+                   conf=env.conf(of_core={"echo_interval": 0.2, "dead_interval": 5}))
         port = env.of_port(k)
         sb = southbound(k)
         t.ok(sb.get("tls") is True and port > 0, "status/ says the OpenFlow port speaks TLS", sb)
@@ -172,6 +175,11 @@ def main():
         sb = southbound(k)
         t.ok(sb.get("connections") == 1 and sb.get("bytes_in", 0) > 0 and
              sb.get("messages_in", 0) > 3, "status/ shows the TLS connection and its messages", sb)
+        m0 = sb.get("messages_out", 0)
+        t.ok(k.wait_for(lambda: southbound(k).get("messages_out", 0) >= m0 + 10, 10) and
+             env.all_active(k, [dpid]) and southbound(k).get("connections") == 1,
+             "echoes from of_core's timer thread keep flowing over TLS; the switch stays active",
+             southbound(k))
         rc = k.stop()
         t.ok(rc == 0, "kytosd stops cleanly (exit 0) with a TLS switch connected", rc)
     finally:
