@@ -5,7 +5,7 @@
 # otherwise) and every run is bounded.
 #
 #   make bench                       # everything
-#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | cbench | micro | scale
+#   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | cbench | micro | scale | auth
 #   SCALE_EVCS="2000 10000"          # the scale part's EVC counts
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
 #   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
@@ -259,10 +259,17 @@ cbench_part() {
   echo
 }
 
+# Bearer tokens and HTTPS against the same without (bench/auth-bench.sh)
+auth_part() {
+  . "$(dirname "$0")/auth-bench.sh"
+  auth_bench
+}
+
 run_parts() {
   case $ONLY in
-    all) ceiling_part; napps_part; southbound_part; cbench_part; micro_part; scale_part ;;
+    all) ceiling_part; napps_part; southbound_part; cbench_part; auth_part; micro_part; scale_part ;;
     cbench) cbench_part ;;
+    auth) auth_part ;;
     scale) scale_part ;;
     ceiling) ceiling_part ;;
     napps) napps_part ;;

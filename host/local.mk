@@ -13,8 +13,8 @@ host_libkh_util_la_SOURCES =
 host_libkh_util_la_CFLAGS = $(AM_CFLAGS)
 host_libkh_util_la_LIBADD = $(JSONC_LIBS)
 host_libkh_core_la_SOURCES =
-host_libkh_core_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
-host_libkh_core_la_LIBADD = $(MHD_LIBS) $(JSONC_LIBS) $(ZLIB_LIBS)
+host_libkh_core_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(SSL_CFLAGS)
+host_libkh_core_la_LIBADD = $(MHD_LIBS) $(JSONC_LIBS) $(ZLIB_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS)
 
 include host/util/local.mk
 include host/http/local.mk

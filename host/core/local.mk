@@ -7,7 +7,7 @@ host_libkh_core_la_SOURCES += \
 # Everything the daemon and the test host link.
 KH_HOST_LIBS = host/libkh_core.la host/libkh_events.la host/libkh_store.la host/libkh_util.la \
 	openapi/libkytos-openapi-core.la $(FYAML_LIBS) \
-	$(MHD_LIBS) $(ZLIB_LIBS) $(JSONC_LIBS) $(SQLITE_LIBS) $(MONGOC_LIBS) $(PCRE2_LIBS) $(CRYPTO_LIBS) $(LIBS)
+	$(MHD_LIBS) $(ZLIB_LIBS) $(JSONC_LIBS) $(SQLITE_LIBS) $(MONGOC_LIBS) $(PCRE2_LIBS) $(SSL_LIBS) $(CRYPTO_LIBS) $(LIBS)
 
 bin_PROGRAMS += host/kytosd
 host_kytosd_SOURCES = host/core/main.c

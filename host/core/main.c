@@ -124,6 +124,7 @@ int main(int argc, char **argv)
     struct kh_streams *streams;
     sigset_t set;
     pthread_t forcer;
+    struct kh_http *plain_http = NULL;   /* api_http_port beside HTTPS */
 
     if (!cfg)
         return 1;
@@ -278,6 +279,27 @@ int main(int argc, char **argv)
         kh_log_stop();
         return 1;
     }
+    if (kh_config_int(cfg, "api_http_port") >= 0) {
+        /* HTTP beside HTTPS only when both are configured */
+        if (!kh_http_tls(h->http)) {
+            kh_log(LOGGER, KH_WARNING, "api_http_port is set but HTTPS is off (api_tls_cert): ignored; "
+                   "HTTP is on api_port %u", kh_http_port(h->http));
+        } else if (!(plain_http = kh_http_start_on(&h->web, h->config, kh_config_int(cfg, "api_http_port"),
+                                                   0, err, sizeof err))) {
+            kh_log(LOGGER, KH_CRITICAL, "cannot start the plain HTTP server (api_http_port): %s", err);
+            kh_streams_stop(streams);
+            kh_http_stop(h->http, 0);
+            kh_host_stop(h);
+            kh_host_free(h);
+            kh_streams_free(streams);
+            kh_ui_free(ui);
+            kh_log_stop();
+            return 1;
+        } else {
+            kh_log(LOGGER, KH_INFO, "plain HTTP too on %s:%u (api_http_port)", kh_config_str(cfg, "listen"),
+                   kh_http_port(plain_http));
+        }
+    }
     h->watcher = kh_watcher_start(h, err, sizeof err);
     if (!h->watcher)
         kh_log(LOGGER, KH_WARNING, "not watching the napps directory: %s", err);
@@ -307,6 +329,8 @@ int main(int argc, char **argv)
     h->watcher = NULL;
     atomic_store(&h->web.draining, 1);
     kh_streams_stop(streams);   /* a parked stream holds its connection */
+    if (plain_http)
+        kh_http_stop(plain_http, h->shutdown_timeout_ms);
     kh_http_stop(h->http, h->shutdown_timeout_ms);
     h->http = NULL;
     kh_host_stop(h);

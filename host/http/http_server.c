@@ -651,9 +651,14 @@ static void raise_fd_limit(unsigned max_conns)
 
 struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char *err, size_t errlen)
 {
+    return kh_http_start_on(h, cfg, kh_config_int(cfg, "api_port"), 1, err, errlen);
+}
+
+struct kh_http *kh_http_start_on(struct kh_http_ctx *h, const kh_config *cfg, int64_t port,
+                                 int tls_ok, char *err, size_t errlen)
+{
     struct kh_http *s = calloc(1, sizeof *s);
     const char *listen = kh_config_str(cfg, "listen");
-    int64_t port = kh_config_int(cfg, "api_port");
     long io = (long)kh_config_int(cfg, "api_io_threads");
     const char *poller = kh_config_str(cfg, "api_poller");
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
@@ -730,7 +735,7 @@ struct kh_http *kh_http_start(struct kh_http_ctx *h, const kh_config *cfg, char 
         s->reclaim_idle_ms = -1;
     {
         const char *cert = kh_config_str(cfg, "api_tls_cert"), *key = kh_config_str(cfg, "api_tls_key");
-        if ((cert && *cert) || (key && *key)) {
+        if (tls_ok && ((cert && *cert) || (key && *key))) {
             if (!(cert && *cert) || !(key && *key))
                 snprintf(err, errlen, "HTTPS needs both api_tls_cert and api_tls_key");
             else if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)

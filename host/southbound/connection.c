@@ -14,7 +14,7 @@
 
 const char *const kh_sb_dc_names[KH_SB_DC_N] = {
     "peer_closed", "io_error", "bad_framing", "send_queue_full",
-    "closed_by_napp", "napp_unloaded", "refused", "shutdown"};
+    "closed_by_napp", "napp_unloaded", "refused", "shutdown", "tls_refused"};
 
 const char *kh_sb_state_name(int state)
 {
@@ -63,6 +63,7 @@ void kh_sb_conn_unref(kytos_conn *c)
         close(c->fd);
     kh_sendq_clear(&c->q);
     kh_framer_reset(&c->fr);
+    kh_sb_tls_conn_free(c);
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
@@ -145,6 +146,8 @@ void kh_sb_conn_teardown(kh_sb *sb, kytos_conn *c, int kind, const char *reason)
     snprintf(why, sizeof why, "%s", c->close_reason);
     fd = c->fd;
     c->fd = -1;
+    if (c->ssl && orderly(kind))
+        kh_sb_tls_shutdown_locked(c);
     if (orderly(kind) && c->q.head) {
         ssize_t w = kh_sendq_write(&c->q, fd);
         if (w > 0) {
@@ -165,6 +168,14 @@ void kh_sb_conn_teardown(kh_sb *sb, kytos_conn *c, int kind, const char *reason)
     pthread_mutex_unlock(&c->mu);
 
     kh_sb_table_remove(sb, c);
+    if (c->handshaking) {
+        /* never a switch: no connection.new was published, so no lost */
+        sb->nhandshaking--;
+        atomic_fetch_add_explicit(&sb->dc[kind], 1, memory_order_relaxed);
+        c->grave_next = sb->grave;
+        sb->grave = c;
+        return;
+    }
     atomic_fetch_add_explicit(&sb->dc[kind], 1, memory_order_relaxed);
     if (dropped)
         kh_log(KH_SB_LOGGER, kind == KH_SB_DC_PEER ? KH_INFO : KH_WARNING,
@@ -198,30 +209,13 @@ static void note_high(kh_sb *sb, size_t mem)
     }
 }
 
-int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsigned flags)
+int kh_sb_conn_out_locked(kytos_conn *c, const void *data, size_t len, int *give, int urgent)
 {
     kh_sb *sb = c->sb;
-    int urgent = (flags & KYTOS_CONN_URGENT) != 0, rc = KYTOS_OK;
-    uint64_t msgs;
     size_t done = 0;
     char why[200];
+    int rc = KYTOS_OK;
 
-    if (!len || !data) {
-        if (give)
-            free((void *)data);
-        return KYTOS_EINVAL;
-    }
-    if (kh_sendq_cost(len) > sb->sendq_max) {
-        if (give)
-            free((void *)data);
-        return KYTOS_ETOOBIG;
-    }
-    msgs = kh_sb_count_messages(data, len);
-    pthread_mutex_lock(&c->mu);
-    if (c->closing || c->fd < 0) {
-        rc = KYTOS_ESTATE;
-        goto out;
-    }
     if (!c->q.head) {
         ssize_t w;
         do
@@ -230,8 +224,7 @@ int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsig
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             snprintf(why, sizeof why, "send: %s", strerror(errno));
             kh_sb_conn_request_close_locked(c, KH_SB_DC_IO, why);
-            rc = KYTOS_EIO;
-            goto out;
+            return KYTOS_EIO;
         }
         if (w > 0) {
             done = (size_t)w;
@@ -245,11 +238,10 @@ int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsig
                      "send queue full (%zu bytes queued, %zu more, sb_send_queue_max %zu)",
                      c->q.mem, len - done, sb->sendq_max);
             kh_sb_conn_request_close_locked(c, KH_SB_DC_OVERFLOW, why);
-            rc = KYTOS_EFULL;
-            goto out;
+            return KYTOS_EFULL;
         }
-        if (give) {
-            give = 0;   /* the queue owns it now, whatever happens */
+        if (*give) {
+            *give = 0;   /* the queue owns it now, whatever happens */
             if (kh_sendq_push_give(&c->q, (void *)data, len, done, urgent) != 0)
                 rc = KYTOS_ENOMEM;
         } else if (kh_sendq_push(&c->q, data, len, done, urgent) != 0) {
@@ -257,14 +249,42 @@ int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsig
         }
         if (rc == KYTOS_ENOMEM) {
             kh_sb_conn_request_close_locked(c, KH_SB_DC_IO, "out of memory queueing a send");
-            goto out;
+            return rc;
         }
         note_high(sb, c->q.mem);
         arm_out(sb, c);
     }
-    atomic_fetch_add_explicit(&c->msgs_out, msgs, memory_order_relaxed);
-    atomic_fetch_add_explicit(&sb->msgs_out, msgs, memory_order_relaxed);
-out:
+    return KYTOS_OK;
+}
+
+int kh_sb_conn_send(kytos_conn *c, const void *data, size_t len, int give, unsigned flags)
+{
+    kh_sb *sb = c->sb;
+    int urgent = (flags & KYTOS_CONN_URGENT) != 0, rc;
+    uint64_t msgs;
+
+    if (!len || !data) {
+        if (give)
+            free((void *)data);
+        return KYTOS_EINVAL;
+    }
+    if (kh_sendq_cost(len) > sb->sendq_max) {
+        if (give)
+            free((void *)data);
+        return KYTOS_ETOOBIG;
+    }
+    msgs = kh_sb_count_messages(data, len);
+    pthread_mutex_lock(&c->mu);
+    if (c->closing || c->fd < 0)
+        rc = KYTOS_ESTATE;
+    else if (c->ssl)
+        rc = kh_sb_tls_send_locked(c, data, len);
+    else
+        rc = kh_sb_conn_out_locked(c, data, len, &give, urgent);
+    if (rc == KYTOS_OK) {
+        atomic_fetch_add_explicit(&c->msgs_out, msgs, memory_order_relaxed);
+        atomic_fetch_add_explicit(&sb->msgs_out, msgs, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&c->mu);
     if (give)
         free((void *)data);

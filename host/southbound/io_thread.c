@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define EVENTS_PER_TURN 64
+#define TLS_SWEEP_MS 200
 
 static __thread const kh_sb *tls_self;
 
@@ -97,10 +98,26 @@ static int deliver(void *ud, const uint8_t *msg, size_t len)
     return 0;
 }
 
-static void on_readable(kh_sb *sb, kytos_conn *c)
+void kh_sb_plain_in(kh_sb *sb, kytos_conn *c, const uint8_t *buf, size_t n)
 {
     struct kh_frame_error fe = {0, 0};
     enum kh_frame_status st;
+    char why[200];
+
+    kh_sb_publish_raw(sb, c, buf, n);
+    st = kh_framer_feed(&c->fr, buf, n, deliver, c, &fe);
+    if (st == KH_FRAME_BAD_VERSION || st == KH_FRAME_BAD_LENGTH) {
+        snprintf(why, sizeof why, "bad OpenFlow header (%s: version %u, length %u)",
+                 st == KH_FRAME_BAD_VERSION ? "version not 1..6" : "length below 8", fe.version,
+                 fe.length);
+        kh_sb_conn_teardown(sb, c, KH_SB_DC_FRAMING, why);
+    } else if (st == KH_FRAME_NOMEM) {
+        kh_sb_conn_teardown(sb, c, KH_SB_DC_IO, "out of memory reading a message");
+    }
+}
+
+static void on_readable(kh_sb *sb, kytos_conn *c)
+{
     char why[200];
     ssize_t n;
 
@@ -122,16 +139,10 @@ static void on_readable(kh_sb *sb, kytos_conn *c)
     }
     atomic_fetch_add_explicit(&c->bytes_in, (uint64_t)n, memory_order_relaxed);
     atomic_fetch_add_explicit(&sb->bytes_in, (uint64_t)n, memory_order_relaxed);
-    kh_sb_publish_raw(sb, c, sb->rbuf, (size_t)n);
-    st = kh_framer_feed(&c->fr, sb->rbuf, (size_t)n, deliver, c, &fe);
-    if (st == KH_FRAME_BAD_VERSION || st == KH_FRAME_BAD_LENGTH) {
-        snprintf(why, sizeof why, "bad OpenFlow header (%s: version %u, length %u)",
-                 st == KH_FRAME_BAD_VERSION ? "version not 1..6" : "length below 8", fe.version,
-                 fe.length);
-        kh_sb_conn_teardown(sb, c, KH_SB_DC_FRAMING, why);
-    } else if (st == KH_FRAME_NOMEM) {
-        kh_sb_conn_teardown(sb, c, KH_SB_DC_IO, "out of memory reading a message");
-    }
+    if (c->ssl)
+        kh_sb_tls_readable(sb, c, (size_t)n);
+    else
+        kh_sb_plain_in(sb, c, sb->rbuf, (size_t)n);
 }
 
 /* ---- writing what queued up ---- */
@@ -285,6 +296,8 @@ void *kh_sb_thread_main(void *arg)
             int64_t left = (sb->accept_resume_ns - kh_sb_mono_ns()) / 1000000;
             timeout = left > 0 ? (int)left + 1 : 0;
         }
+        if (sb->nhandshaking && (timeout < 0 || timeout > TLS_SWEEP_MS))
+            timeout = TLS_SWEEP_MS;   /* handshakes time out */
         n = epoll_wait(sb->epfd, evs, EVENTS_PER_TURN, timeout);
         if (n < 0) {
             if (errno != EINTR) {
@@ -315,6 +328,10 @@ void *kh_sb_thread_main(void *arg)
                 on_writable(sb, c);
             if (!c->dead && (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
                 on_readable(sb, c);
+        }
+        if (sb->nhandshaking && kh_sb_mono_ns() - sb->tls_sweep_ns >= TLS_SWEEP_MS * 1000000LL) {
+            sb->tls_sweep_ns = kh_sb_mono_ns();
+            kh_sb_tls_sweep(sb);
         }
         if (serve_requests(sb))
             break;

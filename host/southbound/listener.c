@@ -85,8 +85,8 @@ int kh_sb_listener_open(kh_sb *sb, char *err, size_t errlen)
     protocol_of(sb, bound);
     /* last: other threads read listen_text and proto once they see a port */
     atomic_store(&sb->port, bound);
-    kh_log(KH_SB_LOGGER, KH_INFO, "OpenFlow server listening on %s (protocol %s)",
-           sb->listen_text, sb->proto);
+    kh_log(KH_SB_LOGGER, KH_INFO, "OpenFlow server listening on %s (protocol %s%s)",
+           sb->listen_text, sb->proto, sb->tls_ctx ? ", TLS only" : "");
     if (strcmp(sb->proto, "openflow") != 0 && !sb->cfg_proto[0])
         kh_log(KH_SB_LOGGER, KH_WARNING,
                "port %u is not an OpenFlow port (6633, 6653): its connections are protocol '%s' "
@@ -135,6 +135,11 @@ static void accept_one(kh_sb *sb, int fd, const struct sockaddr *peer)
         return;
     }
     ev.data.ptr = c;
+    if (sb->tls_ctx && kh_sb_tls_conn_new(sb, c) != 0) {
+        kh_log(KH_SB_LOGGER, KH_ERROR, "switch connection from %s: out of memory for TLS", c->peer);
+        kh_sb_conn_unref(c);
+        return;
+    }
     if (kh_sb_table_add(sb, c) != 0) {
         kh_sb_conn_unref(c);
         return;
@@ -146,6 +151,12 @@ static void accept_one(kh_sb *sb, int fd, const struct sockaddr *peer)
         return;
     }
     atomic_fetch_add_explicit(&sb->conns_total, 1, memory_order_relaxed);
+    if (c->ssl) {
+        /* connection.new and the handler once the switch's certificate is
+         * checked (tls.c) */
+        sb->nhandshaking++;
+        return;
+    }
     kh_log(KH_SB_LOGGER, KH_INFO, "New connection from %s", c->peer);
     kh_sb_publish_new(sb, c);
     kh_sb_conn_bind(sb, c);

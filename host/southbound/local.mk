@@ -12,4 +12,5 @@ host_libkh_core_la_SOURCES += \
 	host/southbound/handlers.c \
 	host/southbound/events.c \
 	host/southbound/status.c \
+	host/southbound/tls.c \
 	host/southbound/api.c

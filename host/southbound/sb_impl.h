@@ -40,6 +40,7 @@ enum kh_sb_dc {
     KH_SB_DC_UNLOAD,        /* its handler NApp unloaded */
     KH_SB_DC_REFUSED,       /* on_open refused it, no handler ready, too many */
     KH_SB_DC_SHUTDOWN,      /* kytosd stopping */
+    KH_SB_DC_TLS,           /* TLS handshake failed or timed out: never a switch */
     KH_SB_DC_N
 };
 extern const char *const kh_sb_dc_names[KH_SB_DC_N];
@@ -66,6 +67,10 @@ struct kytos_conn {
     int close_kind;                  /* enum kh_sb_dc of the first reason */
     char close_reason[200];
     char dpid[32];
+    /* TLS (tls.c): every use of ssl is under mu */
+    struct ssl_st *ssl;              /* NULL: plain TCP */
+    struct bio_st *wbio;             /* what OpenSSL wants sent */
+    int handshaking;                 /* no connection.new yet, no sends */
 
     atomic_int state;                /* enum kytos_conn_state */
     _Atomic(void *) data;
@@ -149,6 +154,12 @@ struct kh_sb {
     atomic_uint_fast64_t raw_dropped, refused;
     atomic_uint_fast64_t dc[KH_SB_DC_N];
     atomic_size_t sendq_high;        /* the largest send queue seen, bytes */
+
+    /* TLS (sb_tls_*): NULL when the port speaks plain TCP */
+    struct ssl_ctx_st *tls_ctx;
+    int64_t tls_timeout_ms;
+    unsigned nhandshaking;           /* southbound thread only */
+    int64_t tls_sweep_ns;            /* southbound thread only */
 };
 
 static inline int64_t kh_sb_now_ms(void)
@@ -204,7 +215,32 @@ kytos_conn **kh_sb_table_snapshot(kh_sb *sb, size_t *n);
 uint64_t kh_sb_count_messages(const uint8_t *buf, size_t len);
 const char *kh_sb_state_name(int state);
 
+/* Any thread, c->mu held, c not closing: bytes for the socket, written at
+ * once when nothing is queued, else queued (EPOLLOUT armed).  *give: data
+ * is a malloc'd buffer the call takes (set to 0 once taken).  On a failure
+ * the close is requested: KYTOS_EIO, KYTOS_EFULL, KYTOS_ENOMEM. */
+int kh_sb_conn_out_locked(kytos_conn *c, const void *data, size_t len, int *give, int urgent);
+
+/* ---- tls.c ---- */
+/* From the sb_tls_* keys: 0 (TLS or not), -1 with err. */
+int kh_sb_tls_init(kh_sb *sb, const kh_config *cfg, char *err, size_t errlen);
+void kh_sb_tls_free(kh_sb *sb);
+/* Southbound thread: a new connection starts its handshake.  0 or -1. */
+int kh_sb_tls_conn_new(kh_sb *sb, kytos_conn *c);
+void kh_sb_tls_conn_free(kytos_conn *c);
+/* c->mu held: encrypt and send (as kh_sb_conn_out_locked). */
+int kh_sb_tls_send_locked(kytos_conn *c, const void *data, size_t len);
+/* c->mu held, tearing down: close_notify onto the send queue. */
+void kh_sb_tls_shutdown_locked(kytos_conn *c);
+/* Southbound thread: n ciphertext bytes are in sb->rbuf. */
+void kh_sb_tls_readable(kh_sb *sb, kytos_conn *c, size_t n);
+/* Southbound thread: close handshakes older than sb_tls_handshake_timeout_ms. */
+void kh_sb_tls_sweep(kh_sb *sb);
+
 /* ---- io_thread.c ---- */
+/* Southbound thread: OpenFlow bytes read from c (raw event, framing,
+ * delivery); c may be torn down after. */
+void kh_sb_plain_in(kh_sb *sb, kytos_conn *c, const uint8_t *buf, size_t n);
 void *kh_sb_thread_main(void *arg);
 /* Wake the thread up (a request is waiting).  With cmd_mu held. */
 void kh_sb_wake_locked(kh_sb *sb);

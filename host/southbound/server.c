@@ -44,6 +44,10 @@ kh_sb *kh_sb_new(kh_bus *bus, const kh_config *cfg, char *err, size_t errlen)
     sb->backlog = (int)kh_config_int(cfg, "sb_listen_backlog");
     sb->raw_events = kh_config_bool(cfg, "sb_raw_in_events");
     sb->stop_timeout_ms = (int)kh_config_int(cfg, "shutdown_timeout_ms");
+    if (kh_sb_tls_init(sb, cfg, err, errlen) != 0) {
+        free(sb);
+        return NULL;
+    }
     pthread_mutex_init(&sb->cmd_mu, NULL);
     pthread_cond_init(&sb->cmd_cv, NULL);
     pthread_mutex_init(&sb->table_mu, NULL);
@@ -150,6 +154,7 @@ void kh_sb_free(kh_sb *sb)
         kh_sb_conn_unref(c);
     }
     free(sb->conns);
+    kh_sb_tls_free(sb);
     pthread_mutex_destroy(&sb->cmd_mu);
     pthread_cond_destroy(&sb->cmd_cv);
     pthread_mutex_destroy(&sb->table_mu);

@@ -38,6 +38,7 @@ struct json_object *kh_sb_status(kh_sb *sb)
     json_object_object_add(o, "address", json_object_new_string(sb->listen_addr));
     json_object_object_add(o, "port", json_object_new_int((int)port));
     json_object_object_add(o, "protocol", json_object_new_string(kh_sb_protocol(sb)));
+    json_object_object_add(o, "tls", json_object_new_boolean(sb->tls_ctx != NULL));
     json_object_object_add(o, "connections_total", u64(&sb->conns_total));
     json_object_object_add(o, "bytes_in", u64(&sb->bytes_in));
     json_object_object_add(o, "bytes_out", u64(&sb->bytes_out));

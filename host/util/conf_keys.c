@@ -94,6 +94,8 @@ const struct kh_conf_key kh_conf_keys[] = {
      "PEM certificate (chain) file: with `api_tls_key`, the REST API speaks HTTPS only (libmicrohttpd with GnuTLS).", 0},
     {"api_tls_key", KH_CONF_STRING, "\"\"", 0, 0, NULL,
      "PEM private key file of `api_tls_cert` (unencrypted; keep it mode 0600).", 0},
+    {"api_http_port", KH_CONF_INT, "-1", -1, 65535, NULL,
+     "With HTTPS on `api_port`, also serve plain HTTP on this port (both configured); -1: HTTP is off while HTTPS is on.", 0},
     {"api_auth_all", KH_CONF_BOOL, "false", 0, 0, NULL,
      "Every route needs a Bearer token (the core's included) except those under `api_auth_exempt`.", 0},
     {"api_auth_exempt", KH_CONF_ARRAY, "[\"/api/kytos/core/auth/login/\", \"/api/kytos/core/status/\"]", 0, 0, NULL,
@@ -159,6 +161,14 @@ const struct kh_conf_key kh_conf_keys[] = {
      "listen(2) backlog of the OpenFlow server.", 0},
     {"sb_raw_in_events", KH_CONF_BOOL, "true", 0, 0, NULL,
      "Publish `kytos/core.<proto>.raw.in` (base64 data) when someone subscribes.", 0},
+    {"sb_tls_cert", KH_CONF_STRING, "\"\"", 0, 0, NULL,
+     "PEM certificate (chain) of the OpenFlow server: with `sb_tls_key` and `sb_tls_ca_cert`, the OpenFlow port speaks TLS only (OVS `ssl:` controllers).", 0},
+    {"sb_tls_key", KH_CONF_STRING, "\"\"", 0, 0, NULL,
+     "PEM private key of `sb_tls_cert` (unencrypted; keep it mode 0600).", 0},
+    {"sb_tls_ca_cert", KH_CONF_STRING, "\"\"", 0, 0, NULL,
+     "PEM certificate(s) of the CA that signs switches' certificates (OVS PKI: `switchca/cacert.pem`); a switch without a certificate it signed is refused.", 0},
+    {"sb_tls_handshake_timeout_ms", KH_CONF_INT, "10000", 100, 600000, NULL,
+     "A switch connection that has not finished its TLS handshake by then is closed.", 0},
 };
 
 const size_t kh_conf_nkeys = sizeof kh_conf_keys / sizeof kh_conf_keys[0];

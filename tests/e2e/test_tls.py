@@ -6,6 +6,7 @@ import base64
 import http.client
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -68,6 +69,32 @@ try:
 finally:
     k.stop()
     k.cleanup()
+
+# both configured: HTTPS on api_port and plain HTTP on api_http_port
+def free_port():
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+hport = free_port()
+k = Kytosd(settings={"api_tls_cert": os.path.join(pki, "srv.pem"), "api_tls_key": os.path.join(pki, "srv.key"),
+                     "api_http_port": hport})
+try:
+    rc, out = curl("--cacert", CA, "https://127.0.0.1:%d/api/kytos/core/status/" % k.port)
+    t.ok(rc == 0 and '"response":"running"' in out, "with api_http_port: HTTPS still on api_port", (rc, out[:200]))
+    rc, out = curl("-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                   "http://127.0.0.1:%d/api/kytos/core/status/" % hport,
+                   "http://127.0.0.1:%d/api/kytos/core/metadata/" % hport)
+    t.ok(rc == 0 and out.split("\n")[:2] == ["200 1", "200 0"],
+         "... and plain HTTP (keep-alive) on api_http_port", (rc, out))
+    rc, out = curl("http://127.0.0.1:%d/api/kytos/core/status/" % k.port)
+    t.ok(rc != 0 and "running" not in out, "... while api_port stays HTTPS only", (rc, out))
+finally:
+    k.stop()
+    k.cleanup()
+rc, out = curl("http://127.0.0.1:%d/api/kytos/core/status/" % hport)
+t.ok(rc == 7, "kytosd stopped: nothing listens on api_http_port any more (curl 7)", rc)
 
 # a key that does not match or a missing file: kytosd refuses to start, saying why
 for settings, what in (({"api_tls_cert": os.path.join(pki, "srv.pem")}, "both api_tls_cert and api_tls_key"),

@@ -20,3 +20,9 @@ tests_southbound_check_southbound_LDADD = libkytos-test.la $(TEST_LIBS) -lpthrea
 # kytosd end to end: status/ shows the bound OpenFlow address.
 TESTS += tests/e2e/test_southbound.py
 EXTRA_DIST += tests/e2e/test_southbound.py
+
+# OpenFlow over TLS (sb_tls_*): real OVS over ssl: with OVS' PKI, refused
+# clients (wrong CA, no certificate, plain TCP, silent).  SKIP without OVS,
+# ovs-pki or root.
+TESTS += tests/ovs/test_of_tls.py
+EXTRA_DIST += tests/ovs/test_of_tls.py
