@@ -166,6 +166,12 @@ static bool s1_has_flow(const void *ud)
     return punt_flows(S1, NULL) == 1;
 }
 
+/* each switch's punt flow is installed on its own handshake: await each */
+static bool has_flow(const void *dpid)
+{
+    return punt_flows(dpid, NULL) == 1;
+}
+
 static bool s1_has_none(const void *ud)
 {
     (void)ud;
@@ -196,7 +202,8 @@ START_TEST(punt_flow_follows_switch_enable)
     struct json_object *doc = NULL, *flow;
 
     ck_assert(await_until(s1_has_flow, NULL, 10000));
-    ck_assert_uint_eq(punt_flows(S2, NULL), 1);
+    ck_assert(await_until(has_flow, S2, 10000));
+    ck_assert(await_until(has_flow, S3, 10000));
     ck_assert_uint_eq(punt_flows(S3, &doc), 1);
     flow = json_object_object_get(doc, "flow");
     ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(flow, "match"),
