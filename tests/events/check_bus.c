@@ -1,6 +1,7 @@
 /* tests/events/check_bus.c - the bus end to end (without the core): publish
  * and delivery, ordering, fan-out, routing, backpressure, dead letter from
  * failing handlers, unload with events in flight, drain, shutdown. */
+#include "await.h"
 #include "check_tap.h"
 #include "fake_napp.h"
 #include "host/events/deadletter.h"
@@ -682,6 +683,24 @@ static void *do_unload(void *arg)
     return NULL;
 }
 
+/* the bus's subscription count, read from its status */
+static int64_t sub_count(kh_bus *b)
+{
+    struct json_object *st = kh_bus_status(b), *subs, *n;
+    int64_t c = -1;
+
+    if (json_object_object_get_ex(st, "subscriptions", &subs) &&
+        json_object_object_get_ex(subs, "count", &n))
+        c = json_object_get_int64(n);
+    json_object_put(st);
+    return c;
+}
+
+static bool subs_down_to_two(const void *b)
+{
+    return sub_count((kh_bus *)b) == 2;
+}
+
 static int shutdown_calls;
 static int on_own_shutdown(kytos_napp *napp, const kytos_event *ev, void *ud)
 {
@@ -727,7 +746,12 @@ START_TEST(unload_waits_for_handlers_in_flight)
         publish(b, "ul.x", i, NULL, 0, -1);
     rec_wait_running(&r, 1); /* one handler of test/a runs, the rest queue behind it */
     u = (struct unload_arg){b, &a, WAIT_MS, -99};
+    ck_assert_int_eq(sub_count(b), 4);
     pthread_create(&t, NULL, do_unload, &u);
+    /* the unload has taken test/a's two subscriptions away before the
+     * handler is let go (on a loaded machine the thread may start late:
+     * opened earlier, the queued events would still reach test/a) */
+    ck_assert(await_until(subs_down_to_two, b, WAIT_MS));
     /* unload cannot finish while the handler runs: a drain with a short
      * timeout shows the bus still busy */
     ck_assert_int_eq(kh_bus_drain(b, 30), KYTOS_ETIMEDOUT);
