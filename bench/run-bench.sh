@@ -6,6 +6,8 @@
 #
 #   make bench                       # everything
 #   BENCH_ONLY=ceiling make bench    # one part: ceiling | napps | southbound | cbench | micro | scale | auth
+#                                    # | ovsscale (real OVS ring; not in "all")
+#   OVS_SCALE_SWITCHES=20 OVS_SCALE_EVCS=1000   # the ovsscale part's sizes
 #   SCALE_EVCS="2000 10000"          # the scale part's EVC counts
 #   BENCH_SECONDS=10 REPEAT=3        # per-run duration and repetitions
 #   BENCH_FIXED_SECONDS=60           # the open-loop runs at fixed rates
@@ -187,6 +189,14 @@ southbound_part() {
     python3 "$(dirname "$0")/southbound_bench.py" || echo "(southbound_bench.py failed)"
 }
 
+# kytosd with the EVC NApps over a ring of real Open vSwitch switches: EVCs
+# created, a link failure, a restart (needs root and OVS; it prints why it
+# skipped otherwise).  Sizes: OVS_SCALE_SWITCHES, OVS_SCALE_EVCS (see the script).
+ovsscale_part() {
+  SRV_CPU=$SRV_CPU LOAD_CPU=$LOAD_CPU BUILD_DIR=$B \
+    /usr/bin/python3 "$(dirname "$0")/ovs-scale-bench.py" || echo "(ovs-scale-bench.py failed)"
+}
+
 # The cbench part: bench/cbench (16 emulated OpenFlow 1.3 switches, 1 s
 # loops, the first a warm-up left out) against kytosd with only of_core and
 # of_l2ls, and against ovs-testcontroller (Open vSwitch's C learning
@@ -274,6 +284,7 @@ run_parts() {
     ceiling) ceiling_part ;;
     napps) napps_part ;;
     southbound) southbound_part ;;
+    ovsscale) ovsscale_part ;;
     micro) micro_part ;;
   esac
 }

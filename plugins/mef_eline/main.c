@@ -211,7 +211,8 @@ static int me_init(kytos_napp *napp, char **errmsg)
     /* the fixed paths first: the first matching route wins */
     if ((rc = me_rest_sched_register(me)) != KYTOS_OK ||
         (rc = me_rest_meta_register(me)) != KYTOS_OK ||
-        (rc = me_rest_evc_register(me)) != KYTOS_OK || (rc = me_events_subscribe(me)) != KYTOS_OK) {
+        (rc = me_rest_evc_register(me)) != KYTOS_OK || (rc = me_events_subscribe(me)) != KYTOS_OK ||
+        (rc = me_lldp_vlan_subscribe(me)) != KYTOS_OK) {
         *errmsg = dup_msg("registering routes or subscriptions failed");
         return rc;
     }

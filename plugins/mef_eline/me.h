@@ -64,6 +64,10 @@ uint16_t me_tagtab_alloc_pair_avoid(struct me_tagtab *t, const char *a, const ch
 /* Reserve a given VLAN on both (loading stored paths); 0 or -1 if taken. */
 int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
 void me_tagtab_free_pair(struct me_tagtab *t, const char *a, const char *b, uint16_t vlan);
+/* Hold (on) or give back a VLAN on every interface of switch dpid, for
+ * another NApp (of_lldp's punt VLAN): refused to UNIs, never an S-VLAN.
+ * 0, or -1 for a bad dpid/VLAN or no memory. */
+int me_tagtab_reserve_switch(struct me_tagtab *t, const char *dpid, uint16_t vlan, bool on);
 
 /* ---- topology snapshot (topo.c) ---- */
 struct me_intf {
@@ -228,6 +232,8 @@ struct json_object *me_flows_delete_body(const struct me_evc *e, const struct me
 
 /* events */
 int me_events_subscribe(struct me *me);
+/* lldp_vlan.c: kytos/of_lldp.vlan.used|released hold VLANs on a switch. */
+int me_lldp_vlan_subscribe(struct me *me);
 /* The periodic consistency round (setting deploy_evcs_interval, seconds). */
 int me_consistency_start(struct me *me);
 /* kytos/mef_eline.<what> {"evc_id","id","name","metadata","active","enabled",

@@ -266,8 +266,18 @@ struct ent {
     char epl[ME_ID_LEN + 1];    /* EVC using the interface with no tag */
 };
 
+/* VLANs another NApp holds on every interface of a switch (of_lldp's 3799
+ * once its punt flow is in): never given to an EVC, kept apart from the
+ * EVCs' own bits so freeing an EVC never frees them. */
+struct sw_reserved {
+    struct sw_reserved *next;
+    char dpid[ME_INTF_MAX];
+    uint64_t bits[64];
+};
+
 struct me_tagtab {
     struct ent *b[NBUCKETS];
+    struct sw_reserved *reserved;
 };
 
 static unsigned hash(const char *s)
@@ -295,6 +305,11 @@ void me_tagtab_free(struct me_tagtab *t)
             free(e);
         }
     }
+    while (t->reserved) {
+        struct sw_reserved *r = t->reserved;
+        t->reserved = r->next;
+        free(r);
+    }
     free(t);
 }
 
@@ -317,9 +332,23 @@ static struct ent *get(struct me_tagtab *t, const char *intf, bool create)
     return e;
 }
 
-static bool bit(const struct ent *e, unsigned v)
+/* The VLANs reserved on intf's switch ("<dpid>:<port>"), or NULL. */
+static const struct sw_reserved *reserved_on(const struct me_tagtab *t, const char *intf)
 {
-    return (e->bits[v / 64] >> (v % 64)) & 1u;
+    const char *colon = strrchr(intf, ':');
+    size_t len = colon ? (size_t)(colon - intf) : 0;
+    const struct sw_reserved *r;
+
+    for (r = t->reserved; r && len; r = r->next)
+        if (strlen(r->dpid) == len && memcmp(r->dpid, intf, len) == 0)
+            return r;
+    return NULL;
+}
+
+/* VLAN v is taken on the interface: by an EVC, or reserved (res). */
+static bool taken(const struct ent *e, const struct sw_reserved *res, unsigned v)
+{
+    return ((e->bits[v / 64] >> (v % 64)) & 1u) || (res && ((res->bits[v / 64] >> (v % 64)) & 1u));
 }
 
 static void setbit(struct ent *e, unsigned v, bool on)
@@ -342,8 +371,9 @@ static int not_available(char *err, size_t errlen, const char *conflict, const c
 
 /* The tags of r (ordered, apart) already in use, as ranges: Kytos'
  * range_difference(tags, available) ("[[15, 15], [18, 20]]"). */
-static int ranges_in_use(const struct ent *e, const struct me_range *r, size_t nr, char *err,
-                         size_t errlen, const char *intf)
+static int ranges_in_use(const struct ent *e, const struct sw_reserved *res,
+                         const struct me_range *r, size_t nr, char *err, size_t errlen,
+                         const char *intf)
 {
     char buf[512];
     size_t len = 0, i;
@@ -353,9 +383,9 @@ static int ranges_in_use(const struct ent *e, const struct me_range *r, size_t n
     buf[len++] = '[';
     for (i = 0; i < nr; i++) {
         for (v = r[i].lo; v <= r[i].hi; v++) {
-            if (!bit(e, v))
+            if (!taken(e, res, v))
                 continue;
-            for (start = v; v < r[i].hi && bit(e, v + 1); v++)
+            for (start = v; v < r[i].hi && taken(e, res, v + 1); v++)
                 ;
             if (len < sizeof buf - 32)   /* long lists are cut: err is bounded anyway */
                 len += (size_t)snprintf(buf + len, sizeof buf - len, "%s[%u, %u]",
@@ -372,6 +402,7 @@ static int ranges_in_use(const struct ent *e, const struct me_range *r, size_t n
 int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag *tag, char *err,
                       size_t errlen)
 {
+    const struct sw_reserved *res = reserved_on(t, intf);
     struct ent *e;
     size_t i;
     unsigned v;
@@ -383,7 +414,7 @@ int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag
         return fail(err, errlen, "out of memory");
     switch (tag->kind) {
     case ME_TAG_VLAN:
-        if (bit(e, tag->vlan)) {
+        if (taken(e, res, tag->vlan)) {
             char c[32];
             snprintf(c, sizeof c, "[[%u, %u]]", tag->vlan, tag->vlan);
             return not_available(err, errlen, c, intf);
@@ -401,7 +432,7 @@ int me_tagtab_use_uni(struct me_tagtab *t, const char *intf, const struct me_tag
         e->untagged = true;
         break;
     case ME_TAG_RANGES:
-        if (ranges_in_use(e, tag->r, tag->nr, err, errlen, intf) != 0)
+        if (ranges_in_use(e, res, tag->r, tag->nr, err, errlen, intf) != 0)
             return -1;
         for (i = 0; i < tag->nr; i++)
             for (v = tag->r[i].lo; v <= tag->r[i].hi; v++)
@@ -459,14 +490,16 @@ uint16_t me_tagtab_alloc_pair_avoid(struct me_tagtab *t, const char *a, const ch
                                     uint16_t avoid)
 {
     struct ent *x = get(t, a, true), *y = get(t, b, true);
+    const struct sw_reserved *rx = reserved_on(t, a), *ry = reserved_on(t, b);
     unsigned v, pick = 0;
 
     if (!x || !y)
         return 0;
     for (v = VLAN_MIN; v <= VLAN_MAX && !pick; v++)
-        if (!bit(x, v) && !bit(y, v) && v != avoid)
+        if (!taken(x, rx, v) && !taken(y, ry, v) && v != avoid)
             pick = v;
-    if (!pick && avoid >= VLAN_MIN && avoid <= VLAN_MAX && !bit(x, avoid) && !bit(y, avoid))
+    if (!pick && avoid >= VLAN_MIN && avoid <= VLAN_MAX && !taken(x, rx, avoid) &&
+        !taken(y, ry, avoid))
         pick = avoid;   /* the only one free */
     if (pick) {
         setbit(x, pick, true);
@@ -479,7 +512,8 @@ int me_tagtab_use_pair(struct me_tagtab *t, const char *a, const char *b, uint16
 {
     struct ent *x = get(t, a, true), *y = get(t, b, true);
 
-    if (!x || !y || vlan < VLAN_MIN || vlan > VLAN_MAX || bit(x, vlan) || bit(y, vlan))
+    if (!x || !y || vlan < VLAN_MIN || vlan > VLAN_MAX || taken(x, reserved_on(t, a), vlan) ||
+        taken(y, reserved_on(t, b), vlan))
         return -1;
     setbit(x, vlan, true);
     setbit(y, vlan, true);
@@ -496,4 +530,29 @@ void me_tagtab_free_pair(struct me_tagtab *t, const char *a, const char *b, uint
         setbit(x, vlan, false);
     if (y)
         setbit(y, vlan, false);
+}
+
+int me_tagtab_reserve_switch(struct me_tagtab *t, const char *dpid, uint16_t vlan, bool on)
+{
+    struct sw_reserved **pp, *r;
+
+    if (vlan < VLAN_MIN || vlan > VLAN_MAX || strlen(dpid) == 0 || strlen(dpid) >= ME_INTF_MAX)
+        return -1;
+    for (pp = &t->reserved; *pp && strcmp((*pp)->dpid, dpid) != 0; pp = &(*pp)->next)
+        ;
+    r = *pp;
+    if (!r && !on)
+        return 0;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return -1;
+        snprintf(r->dpid, sizeof r->dpid, "%s", dpid);
+        *pp = r;
+    }
+    if (on)
+        r->bits[vlan / 64] |= (uint64_t)1 << (vlan % 64);
+    else
+        r->bits[vlan / 64] &= ~((uint64_t)1 << (vlan % 64));
+    return 0;
 }

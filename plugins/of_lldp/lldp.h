@@ -86,6 +86,7 @@ struct lldp {
     size_t n_pairs, cap_pairs;
     struct lldp_loop *loops;
     size_t n_loops, cap_loops;
+    struct json_object *vlan_told;        /* dpids told vlan.used this run (punt.c) */
     pthread_mutex_t poll_mu;              /* one polling round at a time */
 
     /* LLDP switched on/off by REST that topology's view may not show yet

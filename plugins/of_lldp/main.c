@@ -30,7 +30,9 @@
  *   kytos/of_lldp.loop.action.log|disable {"interface_a", "interface_b"}
  *   kytos/of_lldp.vlan.used|released   {"dpid", "tag_type": "vlan", "tags": [3799]}
  *                                      (Kytos marks the tag used on the
- *                                      switch's Interface objects instead) */
+ *                                      switch's Interface objects instead);
+ *                                      used also once per run for a switch
+ *                                      whose flow outlived a restart */
 #include "lldp.h"
 
 #include <stdio.h>
@@ -187,6 +189,7 @@ static void lldp_release(kytos_napp *napp, void *data)
         return;
     lldp_topo_put(l->topo);
     json_object_put(l->ignored_loops);
+    json_object_put(l->vlan_told);
     free(l->lv_enabled);
     free(l->pairs);
     free(l->loops);

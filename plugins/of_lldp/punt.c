@@ -107,9 +107,29 @@ static int installed_flows(struct lldp *l, const char *dpid)
     return -1;
 }
 
+/* Whether vlan.used was published for dpid (and not released since) in
+ * this run; set: 1 mark, 0 unmark, -1 only ask. */
+static bool vlan_told(struct lldp *l, const char *dpid, int set)
+{
+    bool was;
+
+    pthread_mutex_lock(&l->mu);
+    if (!l->vlan_told)
+        l->vlan_told = json_object_new_object();
+    was = l->vlan_told && json_object_object_get_ex(l->vlan_told, dpid, NULL);
+    if (l->vlan_told && set == 1 && !was)
+        json_object_object_add(l->vlan_told, dpid, NULL);
+    else if (l->vlan_told && set == 0 && was)
+        json_object_object_del(l->vlan_told, dpid);
+    pthread_mutex_unlock(&l->mu);
+    return was;
+}
+
 static void vlan_event(struct lldp *l, const char *name, const char *dpid)
 {
     struct json_object *c = json_object_new_object(), *tags = json_object_new_array();
+
+    vlan_told(l, dpid, strstr(name, ".used") != NULL);
 
     json_object_array_add(tags, json_object_new_int((int)l->vlan));
     json_object_object_add(c, "dpid", json_object_new_string(dpid));
@@ -182,6 +202,11 @@ int lldp_punt_on_switch_event(kytos_napp *napp, const kytos_event *ev, void *ud)
         return KYTOS_OK;
     if (enabled && n == 0)
         send_flow(l, dpid, dpid_num, true);
+    else if (enabled && !vlan_told(l, dpid, -1))
+        /* the flow outlived a restart: Kytos' topology keeps the VLAN used
+         * in its stored interfaces; mef_eline, which holds the tags here,
+         * keeps them in memory: tell it once in this run */
+        vlan_event(l, "kytos/of_lldp.vlan.used", dpid);
     else if (!enabled && n > 0)
         send_flow(l, dpid, dpid_num, false);
     return KYTOS_OK;

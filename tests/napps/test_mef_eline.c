@@ -782,6 +782,90 @@ START_TEST(redeploy_avoids_the_same_s_vlans)
 }
 END_TEST
 
+/* of_lldp's vlan.used|released for a switch, as its punt flow goes in or out. */
+static void lldp_vlan(const char *what, const char *dpid)
+{
+    char name[64], content[160];
+
+    snprintf(name, sizeof name, "kytos/of_lldp.vlan.%s", what);
+    snprintf(content, sizeof content, "{\"dpid\":\"%s\",\"tag_type\":\"vlan\",\"tags\":[3799]}", dpid);
+    ck_assert_int_eq(kytos_test_publish(th, name, content), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+/* The interface of switch dpid at an end of the EVC's current path link
+ * k (out), and that link's S-VLAN; -1 when the path has no link k. */
+static int path_link_end(const char *id, size_t k, const char *dpid, char *out, size_t len)
+{
+    kytos_test_resp *r;
+    struct json_object *e = get_evc(id, &r), *cp = json_object_object_get(e, "current_path"), *l;
+    int svlan = -1;
+
+    if (k < json_object_array_length(cp)) {
+        l = json_object_array_get_idx(cp, k);
+        svlan = json_object_get_int(json_object_object_get(
+            json_object_object_get(json_object_object_get(l, "metadata"), "s_vlan"), "value"));
+        out[0] = '\0';
+        for (int end = 0; end < 2; end++) {
+            const char *i = str(json_object_object_get(l, end ? "endpoint_b" : "endpoint_a"), "id");
+            if (strncmp(i, dpid, strlen(dpid)) == 0)
+                snprintf(out, len, "%s", i);
+        }
+    }
+    kytos_test_resp_free(r);
+    return svlan;
+}
+
+/* Kytos marks of_lldp's VLAN 3799 used on every interface of a switch once
+ * the LLDP punt flow is in (EVCs never get it) and available again when the
+ * flow is deleted (switch disabled): a UNI asking for it is refused as a tag
+ * in use, and S-VLAN allocation passes over it even when it is the lowest
+ * free one. */
+START_TEST(lldp_vlan_is_never_an_evcs)
+{
+    char probe[15], id[15], nni[64], path[256], body[640];
+    int sv;
+
+    lldp_vlan("used", S1);
+    lldp_vlan("used", S2);
+    lldp_vlan("used", S3);
+    expect_400(EVPL("lldp", "3799"),
+               "KytosTagsAreNotAvailable, The tags [[3799, 3799]] are not available in " S1 ":1");
+    expect_400(EVPL("lldp-r", "[[3790, 3810]]"),
+               "KytosTagsAreNotAvailable, The tags [[3799, 3799]] are not available in " S1 ":1");
+    /* other VLANs are still given */
+    create(EVPL("probe", "3798"), probe, NULL);
+    ck_assert_int_gt(path_link_end(probe, 0, S1, nni, sizeof nni), 0);
+    ck_assert_str_ne(nni, "");
+    snprintf(path, sizeof path, ME "v2/evc/%s", probe);
+    ck_assert_uint_eq(status_of("DELETE", path, NULL), 200);
+    /* VLANs 1..3798 of that link's S1 end taken by a UNI there (its EVC
+     * goes the other way round): the lowest free S-VLAN on the link for
+     * the next S1-S3 EVC would be 3799 */
+    snprintf(body, sizeof body,
+             "{\"name\":\"blocker\",\"dynamic_backup_path\":true,\"uni_a\":{\"interface_id\":"
+             "\"%s\",\"tag\":{\"tag_type\":\"vlan\",\"value\":[[1, 3798]]}},\"uni_z\":{"
+             "\"interface_id\":\"" S3 ":1\",\"tag\":{\"tag_type\":\"vlan\",\"value\":[[1, 3798]]}}}",
+             nni);
+    create(body, id, NULL);
+    create(EVPL("over-lldp", "3900"), id, NULL);
+    ck_assert(await_evc(id, true, true, 5000));
+    sv = path_link_end(id, 0, S1, path, sizeof path);
+    ck_assert_str_eq(path, nni);
+    ck_assert_int_eq(sv, 3800);
+
+    /* the switches disabled: of_lldp deletes its flows and gives 3799 back */
+    lldp_vlan("released", S1);
+    lldp_vlan("released", S2);
+    lldp_vlan("released", S3);
+    snprintf(path, sizeof path, ME "v2/evc/%s/redeploy?try_avoid_same_s_vlan=false", id);
+    ck_assert_uint_eq(status_of("PATCH", path, NULL), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(path_link_end(id, 0, S1, path, sizeof path), 3799);
+    create(EVPL("lldp-freed", "3799"), probe, NULL);
+}
+END_TEST
+
 /* Only the live EVCs' schedules; {} once none is left. */
 START_TEST(schedules_of_deleted_evcs_are_not_listed)
 {
@@ -1459,6 +1543,7 @@ static Suite *suite(void)
     tcase_add_test(tc, link_down_moves_the_evc_then_downs_it);
     tcase_add_test(tc, intra_switch_evc);
     tcase_add_test(tc, redeploy_avoids_the_same_s_vlans);
+    tcase_add_test(tc, lldp_vlan_is_never_an_evcs);
     tc = kytos_check_case(s, "schedules", setup, teardown, 120);
     tcase_add_test(tc, schedule_create_list_patch_delete);
     tcase_add_test(tc, date_schedule_runs);

@@ -11,6 +11,7 @@
 #include <kytos/test.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
@@ -35,9 +36,10 @@ static const char conf[] = "[kytos/topology]\n"
                            "lldp_loop_dead_multiplier = 1\n"
                            "flow_retry_ms = 0\n";
 
-static void setup(void)
+/* The host over data_dir (NULL: a fresh temporary one). */
+static void start_host(const char *data_dir)
 {
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf, .data_dir = data_dir};
     static const char *const napps[] = {"topology", "flow_manager", "simnet", "of_lldp"};
     char path[512];
 
@@ -49,6 +51,11 @@ static void setup(void)
     }
     ck_assert_int_eq(kytos_test_start(th), 0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+static void setup(void)
+{
+    start_host(NULL);
 }
 
 static void teardown(void)
@@ -233,6 +240,33 @@ START_TEST(punt_flow_follows_switch_enable)
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_uint_eq(punt_flows(S1, NULL), 1);
     ck_assert_uint_eq(count("kytos/of_lldp.vlan.used"), 4);
+}
+END_TEST
+
+/* After a restart the punt flows are still installed (flow_manager's
+ * store): none is posted again, but each switch's VLAN is announced used
+ * again, once, for the NApp holding the tags (mef_eline keeps them in
+ * memory; Kytos' topology keeps them in its stored interfaces). */
+START_TEST(vlan_used_again_after_a_restart)
+{
+    char dir[] = "/tmp/test_of_lldp.XXXXXX", cmd[64];
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    start_host(dir);
+    ck_assert(await_until(has_flow, S3, 10000));
+    await_count("kytos/of_lldp.vlan.used", 3, 5000);
+    kytos_test_host_free(th);
+    start_host(dir);
+    await_count("kytos/of_lldp.vlan.used", 3, 5000);
+    /* a second enable tells nothing more */
+    expect("POST", TOPO "switches/" S1 "/enable", NULL, 201, NULL);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(count("kytos/of_lldp.vlan.used"), 3);
+    ck_assert_uint_eq(punt_flows(S1, NULL), 1);
+    ck_assert_uint_eq(punt_flows(S3, NULL), 1);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -554,6 +588,7 @@ static Suite *suite(void)
     CASE(liveness_up_then_down);
     CASE(loop_detected_and_stopped);
     CASE(rest_codes_and_texts);
+    CASE(vlan_used_again_after_a_restart);
 #undef CASE
     return s;
 }

@@ -218,6 +218,18 @@ class OvsNet:
         self.vsctl("--", "add-port", self.br(a), pa, "--", "add-port", self.br(b), pb)
         return pa, pb
 
+    def add_stub_port(self, sw, name="u"):
+        """A port of sw that leads nowhere (a veth whose peer is up and in
+        no bridge): an interface EVCs can use as a UNI without hosts."""
+        pa, pb = "%s%s%s" % (self.prefix, sw, name), "%s%s%sx" % (self.prefix, sw, name)
+        self._ip("link", "add", pa, "type", "veth", "peer", "name", pb)
+        self.veths.append(pa)
+        for p in (pa, pb):
+            self._quiet(p)
+            self._ip("link", "set", p, "up")
+        self.vsctl("add-port", self.br(sw), pa)
+        return pa
+
     def link_set(self, dev, up):
         self._ip("link", "set", dev, "up" if up else "down")
 
