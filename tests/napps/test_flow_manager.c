@@ -1074,6 +1074,43 @@ START_TEST(consistency_check_deletes_alien_flows)
 }
 END_TEST
 
+/* A malformed ignored-range list is ignored whole, as Kytos'
+ * _valid_consistency_ignored: [[10, 5], 77] spares not even cookie 77. */
+START_TEST(malformed_ignored_range_is_ignored_whole)
+{
+    static const char bad_conf[] = "[kytos/topology]\n"
+                                   "link_up_timer = 0\n"
+                                   "[kytos/simnet]\n"
+                                   "flow_stats_interval = 0\n"
+                                   "[kytos/flow_manager]\n"
+                                   "consistency_cookie_ignored_range = [[10, 5], 77]\n";
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = bad_conf};
+    struct json_object *del = NULL;
+    kytos_test_resp *s;
+    size_t n0;
+
+    kytos_test_host_free(th);
+    th = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(th);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/topology.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/flow_manager.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/simnet.so"), 0);
+    ck_assert_int_eq(kytos_test_start(th), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+
+    sim_add_alien(S2, "{\"priority\": 20, \"cookie\": 77, \"match\": {\"in_port\": 2}, "
+                      "\"instructions\": []}");
+    n0 = kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod");
+    s = req("POST", "/api/kytos/simnet/v1/flow_stats", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(s), 200);
+    kytos_test_resp_free(s);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(strict_deletes_since(n0, &del), 1);
+    ck_assert_str_eq(field(json_object_object_get(del, "flow"), "cookie"), "77");
+    ck_assert_uint_eq(sim_flows_with(S2, 20, -1), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flow_manager");
@@ -1100,6 +1137,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     tcase_add_test(tc, consistency_check_sends_a_missing_flow_again_once);
     tcase_add_test(tc, consistency_check_deletes_alien_flows);
+    tcase_add_test(tc, malformed_ignored_range_is_ignored_whole);
     suite_add_tcase(s, tc);
     return s;
 }
