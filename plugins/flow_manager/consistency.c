@@ -298,7 +298,7 @@ static void check_alien(struct fm_ctx *ctx, const char *dpid, struct json_object
         return;
     }
     for (i = 0; i < n; i++) {
-        struct json_object *f = json_object_array_get_idx(switch_flows, i), *id, *src = NULL;
+        struct json_object *f = json_object_array_get_idx(switch_flows, i), *id = NULL, *src = NULL;
         struct fm_flow *a = &aliens[na];
         char mid[33], fid[33];
         const char *flow_id;
