@@ -436,7 +436,7 @@ static int on_flow_stats(kytos_napp *napp, const kytos_event *ev, void *ud)
     kytos_cursor_free(cur);
     confirm(ctx, dpid, recs, 1);
     json_object_put(recs);
-    fm_cons_check(ctx, dpid, seen);
+    fm_cons_check(ctx, dpid, seen, flows);
     json_object_put(seen);
     return KYTOS_OK;
 }

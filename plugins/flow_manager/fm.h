@@ -135,13 +135,15 @@ void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *batches, siz
  * without storing them: the consistency check's resend. */
 void fm_send_unstored(struct fm_ctx *ctx, int cmd, const struct fm_batch *b);
 
-/* ---- consistency.c: Kytos' check_consistency (its "missing" half) ---- */
+/* ---- consistency.c: Kytos' check_consistency (alien and missing flows) ---- */
 struct fm_cons *fm_cons_new(kytos_napp *napp);
 void fm_cons_free(struct fm_cons *c);
 /* The switch (re)connected: its next flow stats are checked at once. */
 void fm_cons_reset(struct fm_cons *c, const char *dpid);
-/* dpid's flow stats arrived; seen: {flow_id: null} of what it holds. */
-void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *seen);
+/* dpid's complete flow stats arrived: switch_flows, their dicts (of_core's
+ * replies_flows, borrowed), seen: {flow_id: null} of them. */
+void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *seen,
+                   struct json_object *switch_flows);
 
 /* An add whose store write is queued (kytos_store_bulk_async_give): the
  * batches stay alive until release(a) runs, after reply(req, res) and the

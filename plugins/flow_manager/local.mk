@@ -26,3 +26,8 @@ TESTS += tests/napps/test_flow_manager
 tests_napps_test_flow_manager_SOURCES = tests/napps/test_flow_manager.c
 tests_napps_test_flow_manager_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
 tests_napps_test_flow_manager_LDADD = libkytos-test.la $(TEST_LIBS)
+
+# The consistency check's alien half on real Open vSwitch (ovs-ofctl
+# add-flow behind kytosd's back).  SKIP without OVS or root.
+TESTS += tests/ovs/test_fm_alien_flows.py
+EXTRA_DIST += tests/ovs/test_fm_alien_flows.py

@@ -47,9 +47,12 @@
  *     .*.switch.(new|reconnected), kytos/of_core.handshake.completed (connected),
  *     .*.connection.lost (disconnected): {"dpid"|"switch": "<dpid>" or {"dpid"|"id"}}.
  *   kytos/of_core.flow_stats.received also drives the consistency check
- *     (consistency.c, its "missing" half): stored flows a switch lacks are sent again.
+ *     (consistency.c): flows a switch holds and the store does not are deleted
+ *     (DELETE_STRICT, "alien"), stored flows a switch lacks are sent again.
  *     Settings: enable_consistency_check (default true),
- *     consistency_min_verdict_interval (seconds, default 120).
+ *     consistency_min_verdict_interval (seconds, default 120),
+ *     consistency_cookie_ignored_range, consistency_table_id_ignored_range
+ *     (default []: lists of integers and [first, last] pairs, left alone).
  *   Besides, GET /api/kytos/topology/v3/switches is read at start and when a
  *   request names a switch the map does not know or believes disabled or
  *   disconnected (at most every 50 ms).

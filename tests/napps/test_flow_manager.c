@@ -8,6 +8,7 @@
 #include <kytos/test.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
@@ -27,7 +28,11 @@ static kytos_test_host *th;
 static const char conf[] = "[kytos/topology]\n"
                            "link_up_timer = 0\n"
                            "[kytos/simnet]\n"
-                           "flow_stats_interval = 0\n";
+                           "flow_stats_interval = 0\n"
+                           /* the alien half's exceptions (consistency_check_deletes_alien_flows) */
+                           "[kytos/flow_manager]\n"
+                           "consistency_cookie_ignored_range = [[4096, 8191], 65536]\n"
+                           "consistency_table_id_ignored_range = [7]\n";
 
 static void setup(void)
 {
@@ -946,6 +951,166 @@ START_TEST(consistency_check_sends_a_missing_flow_again_once)
 }
 END_TEST
 
+/* Put a flow on a simulated switch behind flow_manager's back (nothing
+ * stored): an add FlowMod straight to simnet, as `ovs-ofctl add-flow`. */
+static void sim_add_alien(const char *dpid, const char *flow_json)
+{
+    char ev[1024];
+    snprintf(ev, sizeof ev,
+             "{\"destination\": \"%s\", \"xid\": 1, \"command\": \"add\", \"flow\": %s}", dpid,
+             flow_json);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/flow_manager.messages.out.ofpt_flow_mod", ev),
+                     0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+/* simnet's flows on dpid with that priority (match_in_port >= 0: and that in_port). */
+static size_t sim_flows_with(const char *dpid, int priority, int match_in_port)
+{
+    char path[128];
+    kytos_test_resp *r;
+    struct json_object *sw, *flows;
+    size_t i, n = 0;
+
+    snprintf(path, sizeof path, "/api/kytos/simnet/v1/flows/%s", dpid);
+    r = req("GET", path, NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), dpid, &sw));
+    ck_assert(json_object_object_get_ex(sw, "flows", &flows));
+    for (i = 0; i < json_object_array_length(flows); i++) {
+        struct json_object *f = json_object_array_get_idx(flows, i);
+        if (atoi(field(f, "priority")) == priority &&
+            (match_in_port < 0 ||
+             atoi(field(json_object_object_get(f, "match"), "in_port")) == match_in_port))
+            n++;
+    }
+    kytos_test_resp_free(r);
+    return n;
+}
+
+/* The delete_strict FlowMods published since the first `from` FlowMods. */
+static size_t strict_deletes_since(size_t from, struct json_object **last)
+{
+    static const char flow_mod[] = "kytos/flow_manager.messages.out.ofpt_flow_mod";
+    size_t i, n = 0, total = kytos_test_published_count(th, flow_mod);
+
+    for (i = from; i < total; i++) {
+        struct json_object *e = kytos_test_published(th, flow_mod, i);
+        if (strcmp(field(e, "command"), "delete_strict") == 0) {
+            n++;
+            if (last)
+                *last = e;
+        }
+    }
+    return n;
+}
+
+/* Kytos' consistency check, its "alien" half: a flow the switch's complete
+ * flow stats list and the store does not hold is deleted with one
+ * DELETE_STRICT of that flow (match, priority, table, cookie; owner alien;
+ * nothing stored); flows whose cookie or table is in the ignored ranges
+ * stay, and so do the stored ones.  Nothing is deleted before the stats. */
+START_TEST(consistency_check_deletes_alien_flows)
+{
+    static const char flow_mod[] = "kytos/flow_manager.messages.out.ofpt_flow_mod";
+    struct json_object *del = NULL, *flow, *match;
+    kytos_test_resp *s;
+    size_t n0;
+
+    /* a stored flow, installed */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":9,\"match\":{\"in_port\":3},"
+                                "\"actions\":[{\"action_type\":\"output\",\"port\":1}]}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_stored("?state=installed", S1, 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 9, 3), 1);
+
+    /* aliens: one to delete, one with an ignored cookie (in a range, and
+     * alone), one in an ignored table */
+    sim_add_alien(S1, "{\"priority\": 20, \"table_id\": 0, \"cookie\": 77, \"match\": "
+                      "{\"in_port\": 2, \"dl_vlan\": 300}, \"instructions\": []}");
+    sim_add_alien(S1, "{\"priority\": 21, \"table_id\": 0, \"cookie\": 5000, \"match\": "
+                      "{\"in_port\": 2}, \"instructions\": []}");
+    sim_add_alien(S1, "{\"priority\": 22, \"table_id\": 0, \"cookie\": 65536, \"match\": "
+                      "{\"in_port\": 2}, \"instructions\": []}");
+    sim_add_alien(S1, "{\"priority\": 23, \"table_id\": 7, \"cookie\": 77, \"match\": "
+                      "{\"in_port\": 2}, \"instructions\": []}");
+    ck_assert_uint_eq(sim_flows_with(S1, 20, 2), 1);
+
+    /* before any flow stats (a handshake alone included): nothing deleted */
+    n0 = kytos_test_published_count(th, flow_mod);
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.handshake.completed",
+                                        "{\"switch\": \"" S1 "\"}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(strict_deletes_since(n0, NULL), 0);
+
+    /* the stats of every switch: one DELETE_STRICT, the alien's */
+    s = req("POST", "/api/kytos/simnet/v1/flow_stats", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(s), 200);
+    kytos_test_resp_free(s);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(strict_deletes_since(n0, &del), 1);
+    ck_assert_str_eq(field(del, "destination"), S1);
+    flow = json_object_object_get(del, "flow");
+    ck_assert_str_eq(field(flow, "priority"), "20");
+    ck_assert_str_eq(field(flow, "table_id"), "0");
+    ck_assert_str_eq(field(flow, "cookie"), "77");
+    match = json_object_object_get(flow, "match");
+    ck_assert_str_eq(field(match, "in_port"), "2");
+    ck_assert_str_eq(field(match, "dl_vlan"), "300");
+    /* no other FlowMod: the stored flow is on the switch, not sent again */
+    ck_assert_uint_eq(kytos_test_published_count(th, flow_mod), n0 + 1);
+
+    /* on the switch: the alien gone, the ignored ones and the stored one kept */
+    ck_assert_uint_eq(sim_flows_with(S1, 20, -1), 0);
+    ck_assert_uint_eq(sim_flows_with(S1, 21, 2), 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 22, 2), 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 23, 2), 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 9, 3), 1);
+    /* Kytos keeps no record of an alien flow */
+    expect_stored("", S1, 1);
+    expect_stored("?state=installed", S1, 1);
+}
+END_TEST
+
+/* A malformed ignored-range list is ignored whole, as Kytos'
+ * _valid_consistency_ignored: [[10, 5], 77] spares not even cookie 77. */
+START_TEST(malformed_ignored_range_is_ignored_whole)
+{
+    static const char bad_conf[] = "[kytos/topology]\n"
+                                   "link_up_timer = 0\n"
+                                   "[kytos/simnet]\n"
+                                   "flow_stats_interval = 0\n"
+                                   "[kytos/flow_manager]\n"
+                                   "consistency_cookie_ignored_range = [[10, 5], 77]\n";
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = bad_conf};
+    struct json_object *del = NULL;
+    kytos_test_resp *s;
+    size_t n0;
+
+    kytos_test_host_free(th);
+    th = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(th);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/topology.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/flow_manager.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/simnet.so"), 0);
+    ck_assert_int_eq(kytos_test_start(th), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+
+    sim_add_alien(S2, "{\"priority\": 20, \"cookie\": 77, \"match\": {\"in_port\": 2}, "
+                      "\"instructions\": []}");
+    n0 = kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod");
+    s = req("POST", "/api/kytos/simnet/v1/flow_stats", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(s), 200);
+    kytos_test_resp_free(s);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(strict_deletes_since(n0, &del), 1);
+    ck_assert_str_eq(field(json_object_object_get(del, "flow"), "cookie"), "77");
+    ck_assert_uint_eq(sim_flows_with(S2, 20, -1), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flow_manager");
@@ -971,6 +1136,8 @@ static Suite *suite(void)
     tcase_add_test(tc, store_failure_is_500_and_sends_nothing);
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     tcase_add_test(tc, consistency_check_sends_a_missing_flow_again_once);
+    tcase_add_test(tc, consistency_check_deletes_alien_flows);
+    tcase_add_test(tc, malformed_ignored_range_is_ignored_whole);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,7 +16,9 @@ from ofcore_env import ovs_harness, Kytosd, Tap  # noqa: E402
 NAPPS = ["of_core.so", "topology.so", "flow_manager.so", "of_lldp.so"]
 LLDP = "/api/kytos/of_lldp/v1/"
 CONF = ("[daemon]\n\n[kytos/topology]\nenable_entities_by_default = true\nlink_up_timer = 0\n"
-        "\n[kytos/of_lldp]\npolling_time = 1\nliveness_dead_multiplier = 2\n")
+        "\n[kytos/of_lldp]\npolling_time = 1\nliveness_dead_multiplier = 2\n"
+        # the test's own drop flow (cookie 0xdd) is no alien to flow_manager's consistency check
+        "\n[kytos/flow_manager]\nconsistency_cookie_ignored_range = [221]\n")
 t = Tap()
 
 
@@ -78,7 +80,8 @@ def main():
 
         # s2 stops receiving s1's frames; the ports stay up
         port_b = int(b.rsplit(":", 1)[1])
-        net.ofctl("s2", "add-flow", "priority=60000,in_port=%d,dl_type=0x88cc,actions=drop" % port_b)
+        net.ofctl("s2", "add-flow",
+                  "cookie=0xdd,priority=60000,in_port=%d,dl_type=0x88cc,actions=drop" % port_b)
         ok = k.wait_for(lambda: (link_between(k, a, b) or {}).get("metadata", {})
                         .get("liveness_status") == "down", 30)
         link = link_between(k, a, b) or {}
