@@ -118,14 +118,17 @@ void me_load_all(struct me *me)
         char msg[256];
         if (!id || strlen(id) != ME_ID_LEN || !(e = me_evc_new(id))) {
             json_object_put(doc);
+            atomic_store(&me->listing_partial, true);
             continue;
         }
         e->doc = doc;
         if (me_evc_load(e, snap, msg, sizeof msg) != 0) {
             kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC %s not loaded: %s", id, msg);
             me_evc_unref(e);
+            atomic_store(&me->listing_partial, true);
             continue;
         }
+        me_listing_set(me, e);
         me_sched_track_all(me, e->id, json_object_object_get(doc, "circuit_scheduler"), true);
         adopt(me, e);
         n++;
@@ -194,6 +197,7 @@ static int me_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&me->refresh_lock, NULL);
     pthread_mutex_init(&me->sched_lock, NULL);
     atomic_init(&me->store_retry, false);
+    atomic_init(&me->listing_partial, false);
     me->nbuckets = NBUCKETS;
     me->buckets = calloc(me->nbuckets, sizeof *me->buckets);
     me->tags = me_tagtab_new();
