@@ -152,6 +152,9 @@ static void me_destroy(struct me *me)
     }
     free(me->buckets);
     free(me->jobs);
+    me_route_gates_free(me);
+    pthread_mutex_destroy(&me->load_mu);
+    pthread_cond_destroy(&me->load_cv);
     me_tagtab_free(me->tags);
     me_snap_put(me->snap);
     pthread_mutex_destroy(&me->lock);
@@ -167,12 +170,16 @@ int me_routes_add(struct me *me, const struct me_route *routes, size_t n)
     int rc;
 
     for (i = 0; i < n; i++) {
+        kytos_handler h;
+        void *ud;
+        if ((rc = me_route_gate(me, routes[i].h, &h, &ud)) != KYTOS_OK)
+            return rc;
         rc = kytos_route_add(me->napp, &(struct kytos_route){
                                            .struct_size = sizeof(struct kytos_route),
                                            .method = routes[i].method,
                                            .path = routes[i].path,
-                                           .handler = routes[i].h,
-                                           .ud = me,
+                                           .handler = h,
+                                           .ud = ud,
                                            .flags = routes[i].flags,
                                        });
         if (rc != KYTOS_OK)
@@ -198,6 +205,9 @@ static int me_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&me->sched_lock, NULL);
     atomic_init(&me->store_retry, false);
     atomic_init(&me->listing_partial, false);
+    atomic_init(&me->loaded, false);
+    pthread_mutex_init(&me->load_mu, NULL);
+    pthread_cond_init(&me->load_cv, NULL);
     me->nbuckets = NBUCKETS;
     me->buckets = calloc(me->nbuckets, sizeof *me->buckets);
     me->tags = me_tagtab_new();
@@ -231,8 +241,8 @@ static int me_start(kytos_napp *napp)
 {
     struct me *me = kytos_napp_data(napp);
     if (me) {
-        me_snap_put(me_snapshot(me, 2));
-        me_load_all(me);
+        /* kytosd serves meanwhile; what needs the EVCs waits (loader.c) */
+        me_loader_start(me);
         if (me_consistency_start(me) != KYTOS_OK)
             kytos_log(napp, KYTOS_LOG_WARNING, "the consistency round did not start");
         if (me_sched_start(me) != KYTOS_OK)
@@ -247,8 +257,10 @@ static void me_stop(kytos_napp *napp)
 {
     struct me *me = kytos_napp_data(napp);
     /* no timer or handler of ours runs any more: the host removed them */
-    if (me)
+    if (me) {
+        me_loader_join(me);
         me_retry_last(me);
+    }
     kytos_napp_set_data(napp, NULL);
     me_destroy(me);
 }

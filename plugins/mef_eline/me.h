@@ -176,6 +176,13 @@ struct me {
     /* some live EVC's stored document has no listing text (not loaded, or
      * out of memory): GET v2/evc/ reads the store (listing.c) */
     atomic_bool listing_partial;
+    /* loader.c: the stored EVCs load on their own thread at start */
+    pthread_t loader;
+    bool loader_started;
+    atomic_bool loaded;
+    pthread_mutex_t load_mu;
+    pthread_cond_t load_cv;
+    struct me_gate *gates;          /* the routes' wrappers */
 };
 
 /* evc.c */
@@ -308,6 +315,15 @@ void me_listing_set(struct me *me, struct me_evc *e);
 void me_listing_clear(struct me_evc *e);   /* e is being freed */
 /* Answer GET v2/evc/ (live EVCs, no filter) from the texts. */
 int me_listing_answer(struct me *me, kytos_req *req);
+
+/* loader.c: load the stored EVCs on a thread (start); me_loader_join at stop. */
+void me_loader_start(struct me *me);
+void me_loader_join(struct me *me);
+/* Returns once the stored EVCs are loaded. */
+void me_wait_loaded(struct me *me);
+/* A route handler that waits for the load, then runs h(req, me). */
+int me_route_gate(struct me *me, kytos_handler h, kytos_handler *out_h, void **out_ud);
+void me_route_gates_free(struct me *me);
 
 /* Load every non-archived EVC from the store (start). */
 void me_load_all(struct me *me);
