@@ -21,7 +21,9 @@
  * Storage: collection "evcs", one document per EVC keyed by its id (14 hex
  * chars), Kytos' EVCBaseDoc fields (napps.md 3.4); dates "%Y-%m-%dT%H:%M:%S".
  * current_path links carry {"metadata": {"s_vlan": {"tag_type": "vlan",
- * "value": N}}}.  Archived EVCs stay stored and leave memory.
+ * "value": N}}}.  Archived EVCs stay stored and leave memory.  The plain
+ * GET v2/evc/ joins each live EVC's last stored text (listing.c); the
+ * stored EVCs load on a thread at start, the routes waiting (loader.c).
  *
  * Paths: computed here, shortest by hops over the links topology reports
  * active, enabled and UP (primary_path / backup_path first when given).
