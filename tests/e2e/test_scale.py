@@ -141,7 +141,8 @@ def main():
     k = Kytosd(napps=NAPPS, conf=CONF)
     k2 = None
     try:
-        if not t.ok(k.wait_for(lambda: ring_up(k), 30 * SLOW), "simnet's ring of %d is up" % SWITCHES,
+        if not t.ok(k.wait_for(lambda: ring_up(k), 30 * SLOW),
+                    "simnet's ring of %d is up" % SWITCHES,
                     k.logtext()):
             return
         t0 = time.time()
@@ -181,7 +182,8 @@ def main():
         t.ok(rss1 <= 1.5 * rss0, "RSS after the restart %.0f MB within 1.5x of %.0f MB before"
              % (rss1, rss0))
         secs, evcs2 = listing(k2)
-        t.ok(evcs2 == evcs, "every EVC document after the restart is the one before (updated_at too)",
+        t.ok(evcs2 == evcs,
+             "every EVC document after the restart is the one before (updated_at too)",
              "%d listed" % len(evcs2))
         flows2 = flows_of(k2, (1, 2, 3))
         t.ok(flows2 == flows and sum(len(v) for v in flows.values()) > 0,
