@@ -33,9 +33,10 @@ tests_napps_notanapp_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # End-to-end: a real kytosd on a free loopback port.
 TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
-	tests/e2e/test_dashboard.py tests/e2e/test_auth.py tests/e2e/test_tls.py
+	tests/e2e/test_dashboard.py tests/e2e/test_auth.py tests/e2e/test_tls.py tests/e2e/test_scale.py
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
-	tests/e2e/test_dashboard.py tests/e2e/test_auth.py tests/e2e/test_tls.py tests/e2e/cdp.py tests/e2e/kytosd_harness.py
+	tests/e2e/test_dashboard.py tests/e2e/test_auth.py tests/e2e/test_tls.py tests/e2e/test_scale.py \
+	tests/e2e/cdp.py tests/e2e/kytosd_harness.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
 # Screenshots of the dashboard at desktop and phone sizes (headless

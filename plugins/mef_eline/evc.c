@@ -117,6 +117,7 @@ static void me_evc_free(struct me_evc *e)
     if (!e)
         return;
     json_object_put(e->doc);
+    me_listing_clear(e);
     me_tag_clear(&e->a.tag);
     me_tag_clear(&e->z.tag);
     me_path_clear(&e->primary);
@@ -260,6 +261,8 @@ int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err)
     json_object_object_add(e->doc, "current_path", me_path_json(&e->current, true));
     json_object_object_add(e->doc, "updated_at", json_object_new_string(now));
     rc = kytos_store_put(me->napp, ME_COLL, e->id, e->doc, err);
+    if (rc == KYTOS_OK)
+        me_listing_set(me, e);
     if (rc == KYTOS_OK && atomic_load(&e->store_pending)) {
         atomic_store(&e->store_pending, false);
         kytos_log(me->napp, KYTOS_LOG_INFO, "EVC %s stored again", e->id);

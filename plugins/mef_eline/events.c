@@ -133,10 +133,13 @@ static bool any_link_up(const struct me_snap *s)
 static void consistency(kytos_napp *napp, void *ud)
 {
     struct me *me = ud;
-    struct me_snap *snap = me_snapshot(me, 2);
+    struct me_snap *snap;
     struct me_evc **list;
     bool links_up;
     size_t i;
+
+    me_wait_loaded(me);   /* the first round runs at start */
+    snap = me_snapshot(me, 2);
 
     (void)napp;
     if (!snap)
@@ -196,9 +199,11 @@ static int on_topology(kytos_napp *napp, const kytos_event *ev, void *ud)
     if (!name)
         return KYTOS_OK;
     if (strcmp(name, "kytos/topology.link_down") == 0) {
+        me_wait_loaded(me);
         if ((link = link_id_of(c)))
             on_link_down(me, link);
     } else if (strcmp(name, "kytos/topology.link_up") == 0) {
+        me_wait_loaded(me);
         on_link_up(me);
     } else if (json_object_object_get_ex(c, "topology", &tree)) {
         struct me_snap *s = me_snap_build(tree);

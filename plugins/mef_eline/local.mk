@@ -7,6 +7,7 @@ plugins_mef_eline_la_SOURCES = \
 	plugins/mef_eline/rest_evc.c plugins/mef_eline/rest_meta.c \
 	plugins/mef_eline/schedule.c plugins/mef_eline/sched_check.c \
 	plugins/mef_eline/retry.c plugins/mef_eline/paths.c plugins/mef_eline/lldp_vlan.c \
+	plugins/mef_eline/listing.c plugins/mef_eline/loader.c \
 	plugins/common/retry_interval.c plugins/common/retry_interval.h
 nodist_plugins_mef_eline_la_SOURCES = plugins/mef_eline/openapi_spec.c
 plugins_mef_eline_la_CFLAGS = $(NAPP_CC)

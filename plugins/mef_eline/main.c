@@ -21,7 +21,9 @@
  * Storage: collection "evcs", one document per EVC keyed by its id (14 hex
  * chars), Kytos' EVCBaseDoc fields (napps.md 3.4); dates "%Y-%m-%dT%H:%M:%S".
  * current_path links carry {"metadata": {"s_vlan": {"tag_type": "vlan",
- * "value": N}}}.  Archived EVCs stay stored and leave memory.
+ * "value": N}}}.  Archived EVCs stay stored and leave memory.  The plain
+ * GET v2/evc/ joins each live EVC's last stored text (listing.c); the
+ * stored EVCs load on a thread at start, the routes waiting (loader.c).
  *
  * Paths: computed here, shortest by hops over the links topology reports
  * active, enabled and UP (primary_path / backup_path first when given).
@@ -118,14 +120,17 @@ void me_load_all(struct me *me)
         char msg[256];
         if (!id || strlen(id) != ME_ID_LEN || !(e = me_evc_new(id))) {
             json_object_put(doc);
+            atomic_store(&me->listing_partial, true);
             continue;
         }
         e->doc = doc;
         if (me_evc_load(e, snap, msg, sizeof msg) != 0) {
             kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC %s not loaded: %s", id, msg);
             me_evc_unref(e);
+            atomic_store(&me->listing_partial, true);
             continue;
         }
+        me_listing_set(me, e);
         me_sched_track_all(me, e->id, json_object_object_get(doc, "circuit_scheduler"), true);
         adopt(me, e);
         n++;
@@ -149,6 +154,9 @@ static void me_destroy(struct me *me)
     }
     free(me->buckets);
     free(me->jobs);
+    me_route_gates_free(me);
+    pthread_mutex_destroy(&me->load_mu);
+    pthread_cond_destroy(&me->load_cv);
     me_tagtab_free(me->tags);
     me_snap_put(me->snap);
     pthread_mutex_destroy(&me->lock);
@@ -164,12 +172,16 @@ int me_routes_add(struct me *me, const struct me_route *routes, size_t n)
     int rc;
 
     for (i = 0; i < n; i++) {
+        kytos_handler h;
+        void *ud;
+        if ((rc = me_route_gate(me, routes[i].h, &h, &ud)) != KYTOS_OK)
+            return rc;
         rc = kytos_route_add(me->napp, &(struct kytos_route){
                                            .struct_size = sizeof(struct kytos_route),
                                            .method = routes[i].method,
                                            .path = routes[i].path,
-                                           .handler = routes[i].h,
-                                           .ud = me,
+                                           .handler = h,
+                                           .ud = ud,
                                            .flags = routes[i].flags,
                                        });
         if (rc != KYTOS_OK)
@@ -194,6 +206,10 @@ static int me_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&me->refresh_lock, NULL);
     pthread_mutex_init(&me->sched_lock, NULL);
     atomic_init(&me->store_retry, false);
+    atomic_init(&me->listing_partial, false);
+    atomic_init(&me->loaded, false);
+    pthread_mutex_init(&me->load_mu, NULL);
+    pthread_cond_init(&me->load_cv, NULL);
     me->nbuckets = NBUCKETS;
     me->buckets = calloc(me->nbuckets, sizeof *me->buckets);
     me->tags = me_tagtab_new();
@@ -228,8 +244,8 @@ static int me_start(kytos_napp *napp)
 {
     struct me *me = kytos_napp_data(napp);
     if (me) {
-        me_snap_put(me_snapshot(me, 2));
-        me_load_all(me);
+        /* kytosd serves meanwhile; what needs the EVCs waits (loader.c) */
+        me_loader_start(me);
         if (me_consistency_start(me) != KYTOS_OK)
             kytos_log(napp, KYTOS_LOG_WARNING, "the consistency round did not start");
         if (me_sched_start(me) != KYTOS_OK)
@@ -244,8 +260,10 @@ static void me_stop(kytos_napp *napp)
 {
     struct me *me = kytos_napp_data(napp);
     /* no timer or handler of ours runs any more: the host removed them */
-    if (me)
+    if (me) {
+        me_loader_join(me);
         me_retry_last(me);
+    }
     kytos_napp_set_data(napp, NULL);
     me_destroy(me);
 }

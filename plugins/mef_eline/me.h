@@ -4,7 +4,8 @@
  * Locking: struct me.lock guards the EVC map, the tag tables and the
  * topology snapshot pointer; each EVC's own lock serialises its deploy,
  * removal and updates (Kytos' evc.lock).  Order: evc->lock, then me->lock.
- * JSON documents are never shared between threads: GETs read the store. */
+ * JSON documents are never shared between threads: GETs read the store,
+ * except the plain listing, which joins texts (listing.c). */
 #ifndef ME_ME_H
 #define ME_ME_H
 
@@ -156,6 +157,8 @@ struct me_evc {
     uint64_t cookie;
     int64_t sb_priority;            /* -1 = not set */
     int64_t queue_id;               /* -2 = null */
+    char *listing;                  /* the document last stored (listing.c); me->lock */
+    size_t listing_len;
     struct me_evc *next;            /* map chain */
     atomic_int refs;                /* the map holds one */
 };
@@ -174,6 +177,16 @@ struct me {
     size_t njobs, capjobs;
     atomic_bool store_retry;        /* some EVC may be store_pending */
     unsigned store_retry_ms;        /* the setting store_retry_interval */
+    /* some live EVC's stored document has no listing text (not loaded, or
+     * out of memory): GET v2/evc/ reads the store (listing.c) */
+    atomic_bool listing_partial;
+    /* loader.c: the stored EVCs load on their own thread at start */
+    pthread_t loader;
+    bool loader_started;
+    atomic_bool loaded;
+    pthread_mutex_t load_mu;
+    pthread_cond_t load_cv;
+    struct me_gate *gates;          /* the routes' wrappers */
 };
 
 /* evc.c */
@@ -300,6 +313,23 @@ int me_routes_add(struct me *me, const struct me_route *routes, size_t n);
 int me_rest_evc_register(struct me *me);
 int me_rest_meta_register(struct me *me);
 int me_rest_sched_register(struct me *me);
+
+/* listing.c: the plain GET v2/evc/ from each EVC's last stored text. */
+/* Keep e->doc's text as the listing shows it (caller holds e->lock, or e
+ * is not shared yet): after each successful store write and at load. */
+void me_listing_set(struct me *me, struct me_evc *e);
+void me_listing_clear(struct me_evc *e);   /* e is being freed */
+/* Answer GET v2/evc/ (live EVCs, no filter) from the texts. */
+int me_listing_answer(struct me *me, kytos_req *req);
+
+/* loader.c: load the stored EVCs on a thread (start); me_loader_join at stop. */
+void me_loader_start(struct me *me);
+void me_loader_join(struct me *me);
+/* Returns once the stored EVCs are loaded. */
+void me_wait_loaded(struct me *me);
+/* A route handler that waits for the load, then runs h(req, me). */
+int me_route_gate(struct me *me, kytos_handler h, kytos_handler *out_h, void **out_ud);
+void me_route_gates_free(struct me *me);
 
 /* Load every non-archived EVC from the store (start). */
 void me_load_all(struct me *me);

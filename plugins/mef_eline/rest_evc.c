@@ -459,6 +459,20 @@ static int h_list(kytos_req *req, void *ud)
     kytos_cursor *cur = NULL;
     int rc;
 
+    {
+        /* the plain listing (live EVCs, no metadata filter): from memory */
+        const char *names[MAX_QUERY];
+        size_t i, n = kytos_req_query_all(req, NULL, names, MAX_QUERY);
+        bool plain = !archived || (strcasecmp(archived, "null") != 0 &&
+                                   strcasecmp(archived, "true") != 0);
+        for (i = 0; plain && i < n && i < MAX_QUERY; i++)
+            if (names[i] && strncmp(names[i], "metadata.", 9) == 0 && names[i][9])
+                plain = false;
+        if (plain && n <= MAX_QUERY && !atomic_load(&me->listing_partial)) {
+            json_object_put(filter);
+            return me_listing_answer(me, req);
+        }
+    }
     if (!archived || strcasecmp(archived, "null") != 0)
         json_object_object_add(filter, "archived",
                                json_object_new_boolean(archived && strcasecmp(archived, "true") == 0));

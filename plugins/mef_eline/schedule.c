@@ -158,6 +158,7 @@ static void tick(kytos_napp *napp, void *ud)
     int64_t now = (int64_t)time(NULL);
 
     (void)napp;
+    me_wait_loaded(me);   /* a job's EVC may not be in the map yet */
     /* take the due jobs out under the lock, run them without it */
     pthread_mutex_lock(&me->sched_lock);
     for (i = 0; i < me->njobs; i++) {
