@@ -20,15 +20,15 @@
  *      .error_redeploy_link_down, as before, in the order of the batch;
  *   5. their documents are written in one store bulk; when the store refuses
  *      it, each is marked for retry.c's timer, as a single refused write is.
- * BATCH stays under the 64 locks one thread may hold under ThreadSanitizer's
- * deadlock detector, and bounds how long a request on one of these EVCs can
- * wait for its lock. */
+ * BATCH stays well under the 64 locks one thread may hold under
+ * ThreadSanitizer's deadlock detector, and bounds how long a request on one
+ * of these EVCs can wait for its lock. */
 #include "me.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define BATCH 48
+#define BATCH 32
 
 /* Append the flows of body (flows_by_switch) to into's, per switch. */
 static void merge(struct json_object *into, struct json_object *body)

@@ -4,6 +4,7 @@
  * Locking: struct me.lock guards the EVC map, the tag tables and the
  * topology snapshot pointer; each EVC's own lock serialises its deploy,
  * removal and updates (Kytos' evc.lock).  Order: evc->lock, then me->lock.
+ * Only failover.c holds several EVC locks (a batch); nothing else holds two.
  * JSON documents are never shared between threads: GETs read the store. */
 #ifndef ME_ME_H
 #define ME_ME_H
