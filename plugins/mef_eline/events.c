@@ -126,16 +126,15 @@ static void consistency(kytos_napp *napp, void *ud)
             pthread_mutex_unlock(&e->lock);
             continue;
         }
-        if (e->active && e->current.n && links_up && !me_path_up(&e->current, snap)) {
-            me_undeploy(me, e);
-            me_deploy(me, e, NULL, 0);
+        if (!e->active && me_deploy(me, e, NULL, 0))
             me_evc_save(me, e);
-        } else if (!e->active && me_deploy(me, e, NULL, 0)) {
-            me_evc_save(me, e);
-        }
         pthread_mutex_unlock(&e->lock);
     }
     me_evc_release_all(list);
+    /* then those on a path that went down: in batches (failover.c), after
+     * the deploys above so that one left without a path is not tried twice */
+    if (links_up)
+        me_failover_stale(me, snap);
     me_snap_put(snap);
 }
 

@@ -257,6 +257,9 @@ size_t me_pathcache_misses(const struct me_pathcache *pc);
  * down) in batches, each batch one flow_manager delete, one install and
  * one store write; events per EVC as before. */
 void me_failover_link_down(struct me *me, const char *link);
+/* The consistency round's part: active EVCs (not scheduled) whose current
+ * path is not up in snap move the same way, without events. */
+void me_failover_stale(struct me *me, const struct me_snap *snap);
 
 /* flows.c */
 /* Flows of an EVC over path p (or intra-switch when p is empty), as
