@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "await.h"
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -30,10 +31,11 @@ static const char conf[] = "[kytos/topology]\n"
                            "[kytos/mef_eline]\n"
                            "store_retry_interval = 0.02\n";
 
-static void setup(void)
+/* A host over data_dir (NULL: a fresh one) configured by conf_text. */
+static void start_host(const char *data_dir, const char *conf_text)
 {
     static const char *const napps[] = {"topology", "flow_manager", "pathfinder", "mef_eline", "simnet"};
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf_text, .data_dir = data_dir};
     char path[512];
 
     th = kytos_test_host_new(&o);
@@ -43,6 +45,11 @@ static void setup(void)
         ck_assert_msg(kytos_test_load(th, path) == 0, "%s: %s", napps[i], kytos_test_last_error(th));
     }
     ck_assert_int_eq(kytos_test_start(th), 0);
+}
+
+static void setup(void)
+{
+    start_host(NULL, conf);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
 }
 
@@ -248,12 +255,77 @@ START_TEST(link_down_downs_those_without_a_path_and_moves_the_rest)
 }
 END_TEST
 
+struct moved_want {
+    char (*ids)[15];
+    int n;
+    const char *link;
+};
+
+/* Every EVC of w stored active on a two-link path avoiding w->link. */
+static bool all_moved(const void *ud)
+{
+    const struct moved_want *w = ud;
+    char first[128];
+    size_t hops;
+
+    for (int i = 0; i < w->n; i++)
+        if (!evc_state(w->ids[i], &hops, first, sizeof first) || hops != 2)
+            return false;
+    return true;
+}
+
+/* A link failing while topology still holds the links after a start gets
+ * no link_down (topology never reported it up): mef_eline's consistency
+ * round finds the EVCs on it and moves them in batches, without events. */
+START_TEST(consistency_round_moves_evcs_off_a_link_down_unnoticed)
+{
+    static const char held[] = "[kytos/topology]\n"
+                               "link_up_timer = 4\n"
+                               "[kytos/simnet]\n"
+                               "flow_stats_interval = 0\n"
+                               "[kytos/mef_eline]\n"
+                               "deploy_evcs_interval = 0.3\n";
+    char dir[] = "/tmp/test_mef_eline_failover.XXXXXX", ids[8][15], link[128], cmd[96];
+    struct moved_want w = {ids, 8, link};
+    size_t hops;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    kytos_test_host_free(th);
+    start_host(dir, conf);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    for (int i = 0; i < 8; i++)
+        create(900 + i, true, NULL, ids[i]);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert(evc_state(ids[0], &hops, link, sizeof link));
+    ck_assert_uint_eq(hops, 1);
+    kytos_test_host_free(th);
+
+    start_host(dir, held);
+    {
+        char path[256];
+        kytos_test_resp *r;
+        snprintf(path, sizeof path, "/api/kytos/simnet/v1/links/%s/down", link);
+        r = req("POST", path, NULL);
+        ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+        kytos_test_resp_free(r);
+    }
+    ck_assert_msg(await_until(all_moved, &w, 30000), "the EVCs never left the failed link");
+    for (int i = 0; i < 8; i++)
+        ck_assert_uint_eq(evc_flows(ids[i], S2, "installed") + evc_flows(ids[i], S2, "pending"), 2);
+    /* the round moved them (it publishes nothing), not a link_down */
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/mef_eline.redeployed_link_down"), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("mef_eline_failover");
     TCase *tc = kytos_check_case(s, "failover", setup, teardown, 120);
     tcase_add_test(tc, link_down_moves_evcs_with_calls_per_switch);
     tcase_add_test(tc, link_down_downs_those_without_a_path_and_moves_the_rest);
+    tcase_add_test(tc, consistency_round_moves_evcs_off_a_link_down_unnoticed);
     return s;
 }
 
