@@ -152,6 +152,20 @@ def wait_links(s, n, timeout=60):
     return False
 
 
+def wait_links_up(s, n, timeout=60):
+    """Until topology reports n links UP: after a start it holds each link
+    DOWN for link_up_timer and reports no link_down for a link it never
+    reported up (mef_eline's consistency round, 60 s later, would move the
+    EVCs instead of the failover being measured)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        st, js = s.try_get("/api/kytos/topology/v3/links")
+        if st == 200 and sum(1 for l in js["links"].values() if l.get("status") == "UP") >= n:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def active_count(s):
     st, js = s.req("GET", "/api/kytos/mef_eline/v2/evc/")
     return sum(1 for e in js.values() if e.get("active")) if st == 200 else -1
@@ -242,6 +256,8 @@ def main():
              rss_ratio=s.rss_mb() / rss0, store_mb=s.store_mb(), store_at_stop_mb=store_stop,
              full_scans=full_scans(st))
         # one link failure: link 1-2 carries a third of the EVCs
+        if not wait_links_up(s, SWITCHES):
+            raise RuntimeError("the ring's links were never reported UP after the restart")
         _, net = s.req("GET", "/api/kytos/simnet/v1/")
         link = next(k for k, v in net["links"].items()
                     if {v["endpoint_a"].rsplit(":", 1)[0], v["endpoint_b"].rsplit(":", 1)[0]}

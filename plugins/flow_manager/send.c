@@ -293,6 +293,30 @@ static int store_add(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, c
     return 0;
 }
 
+#define COOKIE_SET_MAX 1024
+
+/* Several EVCs removed at once (mef_eline's failover): when every flow of
+ * b names one exact cookie (all mask bits), the stored flows with one of
+ * them are the only candidates: {"flow.cookie": {"$in": [...]}} reads
+ * those through the same index. */
+static void add_cookie_set(struct json_object *filter, const struct fm_batch *b)
+{
+    struct json_object *in, *op;
+    size_t i;
+
+    if (b->n > COOKIE_SET_MAX)
+        return;
+    for (i = 0; i < b->n; i++)
+        if (b->flows[i].cookie_mask != UINT64_MAX)
+            return;
+    in = json_object_new_array();
+    for (i = 0; i < b->n; i++)
+        json_object_array_add(in, json_object_new_uint64(b->flows[i].cookie));
+    op = json_object_new_object();
+    json_object_object_add(op, "$in", in);
+    json_object_object_add(filter, "flow.cookie", op);
+}
+
 /* When every flow of b names the same cookie range (mef_eline removing an
  * EVC: its cookie, all bits), only stored flows in it can be candidates:
  * the filter says so, and the (flow.cookie, switch) index reads those
@@ -308,8 +332,10 @@ static void add_cookie_range(struct json_object *filter, const struct fm_batch *
     hi = b->flows[0].cookie | ~b->flows[0].cookie_mask;
     for (i = 1; i < b->n; i++)
         if ((b->flows[i].cookie & b->flows[i].cookie_mask) != lo ||
-            (b->flows[i].cookie | ~b->flows[i].cookie_mask) != hi)
+            (b->flows[i].cookie | ~b->flows[i].cookie_mask) != hi) {
+            add_cookie_set(filter, b);
             return;
+        }
     if (lo == hi) {
         json_object_object_add(filter, "flow.cookie", json_object_new_uint64(lo));
     } else {

@@ -33,18 +33,11 @@ static int copy_path(struct me_path *dst, const struct me_path *src)
     return 0;
 }
 
-/* The path to use now, without tags; -1 when none. */
-static int choose_path(struct me *me, const struct me_evc *e, const struct me_snap *snap,
-                       const char *const *avoid, size_t n_avoid, struct me_path *out)
+int me_deploy_dynamic(struct me *me, const struct me_evc *e, const struct me_snap *snap,
+                      const char *const *avoid, size_t n_avoid, struct me_path *out)
 {
     int links[MAX_HOPS], hops, rc;
 
-    if (e->primary.n && me_path_up(&e->primary, snap) && path_avoids(&e->primary, avoid, n_avoid))
-        return copy_path(out, &e->primary);
-    if (e->backup.n && me_path_up(&e->backup, snap) && path_avoids(&e->backup, avoid, n_avoid))
-        return copy_path(out, &e->backup);
-    if (!e->dynamic || !snap)
-        return -1;
     rc = me_paths_dynamic(me, e, snap, avoid, n_avoid, out);
     if (rc <= 0)
         return rc;
@@ -53,6 +46,23 @@ static int choose_path(struct me *me, const struct me_evc *e, const struct me_sn
     if (hops <= 0)
         return -1;
     return me_path_from_snap(out, snap, links, (size_t)hops);
+}
+
+/* The path to use now, without tags; -1 when none.  pc (may be NULL)
+ * shares dynamic paths between EVCs of one batch. */
+static int choose_path(struct me *me, const struct me_evc *e, const struct me_snap *snap,
+                       const char *const *avoid, size_t n_avoid, struct me_pathcache *pc,
+                       struct me_path *out)
+{
+    if (e->primary.n && me_path_up(&e->primary, snap) && path_avoids(&e->primary, avoid, n_avoid))
+        return copy_path(out, &e->primary);
+    if (e->backup.n && me_path_up(&e->backup, snap) && path_avoids(&e->backup, avoid, n_avoid))
+        return copy_path(out, &e->backup);
+    if (!e->dynamic || !snap)
+        return -1;
+    if (pc)
+        return me_pathcache_dynamic(pc, me, e, snap, avoid, n_avoid, out);
+    return me_deploy_dynamic(me, e, snap, avoid, n_avoid, out);
 }
 
 static void release_tags(struct me *me, struct me_path *p)
@@ -106,15 +116,9 @@ static void mark_time(struct me_evc *e, const char *field)
 static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid,
                    const struct me_path *old);
 
-/* Install the flows of e over path (tags reserved; taken over, released on
- * a failure) and make it e's current path.  true when installed. */
-static bool install(struct me *me, struct me_evc *e, struct me_path *path)
+bool me_deploy_finish(struct me *me, struct me_evc *e, struct me_path *path, bool installed)
 {
-    struct json_object *flows = me_flows_build(e, path);
-    unsigned st = me_flows_send(me, flows, true, false);
-
-    json_object_put(flows);
-    if (st != 202) {
+    if (!installed) {
         /* Kytos removes what it may have left behind */
         struct json_object *del = me_flows_delete_body(e, path);
         me_flows_send(me, del, false, true);
@@ -131,6 +135,17 @@ static bool install(struct me *me, struct me_evc *e, struct me_path *path)
     return true;
 }
 
+/* Install the flows of e over path (tags reserved; taken over, released on
+ * a failure) and make it e's current path.  true when installed. */
+static bool install(struct me *me, struct me_evc *e, struct me_path *path)
+{
+    struct json_object *flows = me_flows_build(e, path);
+    unsigned st = me_flows_send(me, flows, true, false);
+
+    json_object_put(flows);
+    return me_deploy_finish(me, e, path, st == 202);
+}
+
 bool me_deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid)
 {
     return deploy(me, e, avoid, n_avoid, NULL);
@@ -141,34 +156,46 @@ bool me_deploy_avoiding_tags(struct me *me, struct me_evc *e, const struct me_pa
     return deploy(me, e, NULL, 0, old);
 }
 
+int me_deploy_prepare(struct me *me, struct me_evc *e, const struct me_snap *snap,
+                      const char *const *avoid, size_t n_avoid, const struct me_path *old,
+                      struct me_pathcache *pc, struct me_path *out)
+{
+    me_path_clear(out);
+    if (strcmp(e->a.dpid, e->z.dpid) == 0)
+        return 0;   /* intra-switch: no path */
+    if (choose_path(me, e, snap, avoid, n_avoid, pc, out) != 0 || out->n == 0) {
+        me_path_clear(out);
+        kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) has no path to deploy on", e->id);
+        return -1;
+    }
+    if (reserve_tags(me, out, old) != 0) {
+        me_path_clear(out);
+        kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s): no S-VLAN available on its path", e->id);
+        return -1;
+    }
+    return 0;
+}
+
+void me_deploy_mark(struct me_evc *e)
+{
+    mark_time(e, "last_deployed_at");
+}
+
 static bool deploy(struct me *me, struct me_evc *e, const char *const *avoid, size_t n_avoid,
                    const struct me_path *old)
 {
     struct me_snap *snap;
     struct me_path path = {0};
+    int rc;
 
     if (!e->enabled || e->archived)
         return false;
     if (e->active)
         return true;
     snap = me_snapshot(me, 0);
-    if (strcmp(e->a.dpid, e->z.dpid) != 0) {
-        if (choose_path(me, e, snap, avoid, n_avoid, &path) != 0 || path.n == 0) {
-            me_snap_put(snap);
-            me_path_clear(&path);
-            kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) has no path to deploy on", e->id);
-            return false;
-        }
-        if (reserve_tags(me, &path, old) != 0) {
-            me_snap_put(snap);
-            me_path_clear(&path);
-            kytos_log(me->napp, KYTOS_LOG_WARNING, "EVC(%s): no S-VLAN available on its path",
-                      e->id);
-            return false;
-        }
-    }
+    rc = me_deploy_prepare(me, e, snap, avoid, n_avoid, old, NULL, &path);
     me_snap_put(snap);
-    if (!install(me, e, &path))
+    if (rc != 0 || !install(me, e, &path))
         return false;
     mark_time(e, "last_deployed_at");
     return true;
@@ -201,18 +228,27 @@ bool me_deploy_on(struct me *me, struct me_evc *e, const struct me_path *p)
     return install(me, e, &path);
 }
 
-void me_undeploy(struct me *me, struct me_evc *e)
+struct json_object *me_undeploy_local(struct me *me, struct me_evc *e)
 {
-    struct json_object *del;
+    struct json_object *del = NULL;
 
     if (e->current.n || e->intra_deployed || e->active) {
         del = me_flows_delete_body(e, &e->current);
-        me_flows_send(me, del, false, true);
-        json_object_put(del);
         mark_time(e, "last_removed_at");
     }
     release_tags(me, &e->current);
     me_path_clear(&e->current);
     e->intra_deployed = false;
     e->active = false;
+    return del;
+}
+
+void me_undeploy(struct me *me, struct me_evc *e)
+{
+    struct json_object *del = me_undeploy_local(me, e);
+
+    if (del) {
+        me_flows_send(me, del, false, true);
+        json_object_put(del);
+    }
 }

@@ -249,24 +249,59 @@ int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t 
     return 0;
 }
 
+/* The runtime fields into e->doc, as stored. */
+static void fill_doc(struct me_evc *e, const char *now)
+{
+    json_object_object_add(e->doc, "active", json_object_new_boolean(e->active));
+    json_object_object_add(e->doc, "enabled", json_object_new_boolean(e->enabled));
+    json_object_object_add(e->doc, "archived", json_object_new_boolean(e->archived));
+    json_object_object_add(e->doc, "current_path", me_path_json(&e->current, true));
+    json_object_object_add(e->doc, "updated_at", json_object_new_string(now));
+}
+
+/* after a successful write: the listing's text follows the stored one */
+static void stored(struct me *me, struct me_evc *e)
+{
+    me_listing_set(me, e);
+    if (atomic_load(&e->store_pending)) {
+        atomic_store(&e->store_pending, false);
+        kytos_log(me->napp, KYTOS_LOG_INFO, "EVC %s stored again", e->id);
+    }
+}
+
 int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err)
 {
     char now[32];
     int rc;
 
     me_now(now);
-    json_object_object_add(e->doc, "active", json_object_new_boolean(e->active));
-    json_object_object_add(e->doc, "enabled", json_object_new_boolean(e->enabled));
-    json_object_object_add(e->doc, "archived", json_object_new_boolean(e->archived));
-    json_object_object_add(e->doc, "current_path", me_path_json(&e->current, true));
-    json_object_object_add(e->doc, "updated_at", json_object_new_string(now));
+    fill_doc(e, now);
     rc = kytos_store_put(me->napp, ME_COLL, e->id, e->doc, err);
     if (rc == KYTOS_OK)
-        me_listing_set(me, e);
-    if (rc == KYTOS_OK && atomic_load(&e->store_pending)) {
-        atomic_store(&e->store_pending, false);
-        kytos_log(me->napp, KYTOS_LOG_INFO, "EVC %s stored again", e->id);
+        stored(me, e);
+    return rc;
+}
+
+int me_evc_put_many(struct me *me, struct me_evc *const *evcs, size_t n, struct kytos_error *err)
+{
+    struct kytos_write *ops;
+    char now[32];
+    size_t i;
+    int rc;
+
+    if (n == 0)
+        return KYTOS_OK;
+    if (!(ops = calloc(n, sizeof *ops)))
+        return KYTOS_ENOMEM;
+    me_now(now);
+    for (i = 0; i < n; i++) {
+        fill_doc(evcs[i], now);
+        ops[i] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = evcs[i]->id, .doc = evcs[i]->doc};
     }
+    rc = kytos_store_bulk(me->napp, ME_COLL, ops, n, err);
+    free(ops);
+    for (i = 0; rc == KYTOS_OK && i < n; i++)
+        stored(me, evcs[i]);
     return rc;
 }
 

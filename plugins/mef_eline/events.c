@@ -57,41 +57,10 @@ static const char *link_id_of(struct json_object *c)
     return NULL;
 }
 
-static bool uses_link(const struct me_evc *e, void *ud)
-{
-    return !e->archived && e->active && me_path_uses(&e->current, ud);
-}
-
 static bool down_but_enabled(const struct me_evc *e, void *ud)
 {
     (void)ud;
     return !e->archived && e->enabled && !e->active;
-}
-
-static void on_link_down(struct me *me, const char *link)
-{
-    struct me_evc **list = me_evc_select(me, uses_link, (void *)link);
-    const char *avoid[1] = {link};
-    size_t i;
-
-    me_snap_put(me_snapshot(me, 2));
-    for (i = 0; list && list[i]; i++) {
-        struct me_evc *e = list[i];
-        pthread_mutex_lock(&e->lock);
-        if (!e->archived && e->active && me_path_uses(&e->current, link)) {
-            me_undeploy(me, e);
-            if (me_deploy(me, e, avoid, 1)) {
-                me_publish(me, "redeployed_link_down", e);
-            } else {
-                kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
-                          link);
-                me_publish(me, "error_redeploy_link_down", e);
-            }
-            me_evc_save(me, e);
-        }
-        pthread_mutex_unlock(&e->lock);
-    }
-    me_evc_release_all(list);
 }
 
 static void on_link_up(struct me *me)
@@ -160,16 +129,15 @@ static void consistency(kytos_napp *napp, void *ud)
             pthread_mutex_unlock(&e->lock);
             continue;
         }
-        if (e->active && e->current.n && links_up && !me_path_up(&e->current, snap)) {
-            me_undeploy(me, e);
-            me_deploy(me, e, NULL, 0);
+        if (!e->active && me_deploy(me, e, NULL, 0))
             me_evc_save(me, e);
-        } else if (!e->active && me_deploy(me, e, NULL, 0)) {
-            me_evc_save(me, e);
-        }
         pthread_mutex_unlock(&e->lock);
     }
     me_evc_release_all(list);
+    /* then those on a path that went down: in batches (failover.c), after
+     * the deploys above so that one left without a path is not tried twice */
+    if (links_up)
+        me_failover_stale(me, snap);
     me_snap_put(snap);
 }
 
@@ -201,7 +169,7 @@ static int on_topology(kytos_napp *napp, const kytos_event *ev, void *ud)
     if (strcmp(name, "kytos/topology.link_down") == 0) {
         me_wait_loaded(me);
         if ((link = link_id_of(c)))
-            on_link_down(me, link);
+            me_failover_link_down(me, link);   /* failover.c */
     } else if (strcmp(name, "kytos/topology.link_up") == 0) {
         me_wait_loaded(me);
         on_link_up(me);

@@ -9,6 +9,8 @@ plugins_mef_eline_la_SOURCES = \
 	plugins/mef_eline/retry.c plugins/mef_eline/paths.c plugins/mef_eline/lldp_vlan.c \
 	plugins/mef_eline/listing.c plugins/mef_eline/loader.c \
 	plugins/common/retry_interval.c plugins/common/retry_interval.h
+# a link failure's EVCs moved in batches (kept apart from the list/load paths)
+plugins_mef_eline_la_SOURCES += plugins/mef_eline/failover.c plugins/mef_eline/pathcache.c
 nodist_plugins_mef_eline_la_SOURCES = plugins/mef_eline/openapi_spec.c
 plugins_mef_eline_la_CFLAGS = $(NAPP_CC)
 plugins_mef_eline_la_LDFLAGS = $(NAPP_LINK)
@@ -27,6 +29,14 @@ tests_napps_test_mef_eline_SOURCES = tests/napps/test_mef_eline.c
 tests_napps_test_mef_eline_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"' \
 	-DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/data"'
 tests_napps_test_mef_eline_LDADD = libkytos-test.la $(TEST_LIBS)
+
+# A link failure moving many EVCs: flow_manager calls and store writes per
+# switch and batch, not per EVC (plugins/mef_eline/failover.c).
+check_PROGRAMS += tests/napps/test_mef_eline_failover
+TESTS += tests/napps/test_mef_eline_failover
+tests_napps_test_mef_eline_failover_SOURCES = tests/napps/test_mef_eline_failover.c
+tests_napps_test_mef_eline_failover_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_mef_eline_failover_LDADD = libkytos-test.la $(TEST_LIBS)
 
 # EVCs carrying real traffic between hosts in network namespaces over a
 # ring of Open vSwitch switches (links found by of_lldp): failover, restart,

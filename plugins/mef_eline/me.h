@@ -4,6 +4,7 @@
  * Locking: struct me.lock guards the EVC map, the tag tables and the
  * topology snapshot pointer; each EVC's own lock serialises its deploy,
  * removal and updates (Kytos' evc.lock).  Order: evc->lock, then me->lock.
+ * Only failover.c holds several EVC locks (a batch); nothing else holds two.
  * JSON documents are never shared between threads: GETs read the store,
  * except the plain listing, which joins texts (listing.c). */
 #ifndef ME_ME_H
@@ -207,6 +208,9 @@ int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t 
 /* Write runtime fields into e->doc and store it (put).  0 or negative;
  * on success e is no longer store_pending.  Caller holds e->lock. */
 int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err);
+/* me_evc_put of n EVCs (each locked by the caller) in one store bulk
+ * write; 0, or negative when the store refused it (nothing written). */
+int me_evc_put_many(struct me *me, struct me_evc *const *evcs, size_t n, struct kytos_error *err);
 /* me_evc_put, logging a failure (for writes whose caller undoes or answers it). */
 int me_evc_sync(struct me *me, struct me_evc *e);
 /* "%Y-%m-%dT%H:%M:%S" UTC now. */
@@ -233,6 +237,46 @@ bool me_deploy_avoiding_tags(struct me *me, struct me_evc *e, const struct me_pa
 bool me_deploy_on(struct me *me, struct me_evc *e, const struct me_path *p);
 /* Remove installed flows and release the current path's S-VLANs. */
 void me_undeploy(struct me *me, struct me_evc *e);
+/* The parts of me_deploy / me_undeploy a batch (failover.c) runs itself,
+ * sending the flows of many EVCs in one flow_manager call. */
+struct me_pathcache;
+/* A dynamic path: pathfinder's, or the shortest by hops without it.
+ * 0 found (out), -1 none. */
+int me_deploy_dynamic(struct me *me, const struct me_evc *e, const struct me_snap *snap,
+                      const char *const *avoid, size_t n_avoid, struct me_path *out);
+/* Choose e's path (pc may be NULL) and reserve its S-VLANs (avoiding old's
+ * where it can); out stays empty for an intra-switch EVC.  0, or -1 (logged)
+ * when e cannot be deployed.  e must be enabled, live and not active. */
+int me_deploy_prepare(struct me *me, struct me_evc *e, const struct me_snap *snap,
+                      const char *const *avoid, size_t n_avoid, const struct me_path *old,
+                      struct me_pathcache *pc, struct me_path *out);
+/* After the flows of path were sent: installed, path becomes e's current
+ * path (taken over), true; else what may be left is deleted, the tags are
+ * released and path cleared, false.  last_deployed_at is me_deploy_mark's. */
+bool me_deploy_finish(struct me *me, struct me_evc *e, struct me_path *path, bool installed);
+void me_deploy_mark(struct me_evc *e);
+/* me_undeploy without the flow_manager call: the delete body it would
+ * send (NULL when e had nothing deployed), for the caller to send. */
+struct json_object *me_undeploy_local(struct me *me, struct me_evc *e);
+
+/* pathcache.c: dynamic paths of one batch, one look-up per distinct
+ * request (UNI interfaces and constraints).  Valid for one snapshot and one
+ * avoid list: the batch's. */
+struct me_pathcache *me_pathcache_new(void);
+void me_pathcache_free(struct me_pathcache *pc);
+int me_pathcache_dynamic(struct me_pathcache *pc, struct me *me, const struct me_evc *e,
+                         const struct me_snap *snap, const char *const *avoid, size_t n_avoid,
+                         struct me_path *out);
+/* How many dynamic paths pc computed (misses): for tests and logs. */
+size_t me_pathcache_misses(const struct me_pathcache *pc);
+
+/* failover.c: a link went down: every active EVC on it is moved (or goes
+ * down) in batches, each batch one flow_manager delete, one install and
+ * one store write; events per EVC as before. */
+void me_failover_link_down(struct me *me, const char *link);
+/* The consistency round's part: active EVCs (not scheduled) whose current
+ * path is not up in snap move the same way, without events. */
+void me_failover_stale(struct me *me, const struct me_snap *snap);
 
 /* flows.c */
 /* Flows of an EVC over path p (or intra-switch when p is empty), as

@@ -1,0 +1,227 @@
+/* plugins/mef_eline/failover.c - a link went down: its EVCs move in
+ * batches instead of one at a time.
+ *
+ * One EVC after the other cost three round trips each (flow_manager's
+ * delete and install, each waiting for its store commit, then the EVC's own
+ * store write) and a pathfinder request: thousands of EVCs on a link took
+ * minutes of mostly waiting.  Here the EVCs on the link are taken BATCH at a
+ * time, each of them locked for the whole batch (Kytos' evc.lock), and:
+ *   1. their flows are deleted in one flow_manager call (per switch, the
+ *      cookies of every EVC that had flows there);
+ *   2. each chooses its path as me_deploy does (primary path if up, backup
+ *      path if up, else a dynamic path) avoiding the link; dynamic paths are
+ *      computed once per distinct request (pathcache.c) for the whole
+ *      failure, over one topology snapshot;
+ *   3. the new flows of every EVC with a path go in one flow_manager call
+ *      (flows grouped per switch).  If flow_manager refuses it (one switch
+ *      may be gone), each EVC is installed on its own as before, so that
+ *      only those that cannot be installed go down;
+ *   4. each EVC publishes kytos/mef_eline.redeployed_link_down or
+ *      .error_redeploy_link_down, as before, in the order of the batch;
+ *   5. their documents are written in one store bulk; when the store refuses
+ *      it, each is marked for retry.c's timer, as a single refused write is.
+ * The consistency round moves the active EVCs whose path went down unnoticed
+ * the same way (no link avoided, no events, as before).
+ * BATCH stays well under the 64 locks one thread may hold under
+ * ThreadSanitizer's deadlock detector, and bounds how long a request on one
+ * of these EVCs can wait for its lock. */
+#include "me.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH 32
+
+/* Append the flows of body (flows_by_switch) to into's, per switch. */
+static void merge(struct json_object *into, struct json_object *body)
+{
+    json_object_object_foreach(body, dpid, sw)
+    {
+        struct json_object *flows, *dst, *dst_flows;
+        if (!json_object_object_get_ex(sw, "flows", &flows))
+            continue;
+        if (!json_object_object_get_ex(into, dpid, &dst)) {
+            json_object_object_add(into, dpid, json_object_get(sw));
+            continue;
+        }
+        json_object_object_get_ex(dst, "flows", &dst_flows);
+        for (size_t i = 0; i < json_object_array_length(flows); i++)
+            json_object_array_add(dst_flows, json_object_get(json_object_array_get_idx(flows, i)));
+    }
+}
+
+/* What a move takes (checked again under each EVC's lock) and how. */
+struct move {
+    const char *avoid;           /* the link that went down, or NULL */
+    const struct me_snap *snap;  /* the topology the new paths are chosen on */
+    bool events;                 /* redeployed_link_down / error_redeploy_link_down */
+    bool (*take)(const struct me_evc *e, const struct move *m);
+};
+
+static bool on_link(const struct me_evc *e, const struct move *m)
+{
+    return !e->archived && e->active && me_path_uses(&e->current, m->avoid);
+}
+
+static bool select_on_link(const struct me_evc *e, void *m)
+{
+    return on_link(e, m);
+}
+
+/* Active, enabled, not scheduled, on a path that is no longer up. */
+static bool stale(const struct me_evc *e, const struct move *m)
+{
+    return !e->archived && e->enabled && e->active && e->current.n &&
+           json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) == 0 &&
+           !me_path_up(&e->current, m->snap);
+}
+
+/* Step 5: one write for the batch, else retry.c takes each over. */
+static void store(struct me *me, struct me_evc *const *evcs, size_t n, const char *why)
+{
+    struct kytos_error err = {0};
+    size_t i;
+
+    if (me_evc_put_many(me, evcs, n, &err) == KYTOS_OK)
+        return;
+    for (i = 0; i < n; i++)
+        atomic_store(&evcs[i]->store_pending, true);
+    atomic_store(&me->store_retry, true);
+    kytos_log(me->napp, KYTOS_LOG_ERROR,
+              "storing %zu EVCs moved (%s) failed: %s; retrying until stored", n, why, err.message);
+}
+
+/* evcs[0..n) locked and taken by m: steps 1 to 5.  Counts into *up, *down. */
+static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const struct move *m,
+                  struct me_pathcache *pc, size_t *up, size_t *down)
+{
+    const char *avoid[1] = {m->avoid};
+    size_t n_avoid = m->avoid ? 1 : 0;
+    struct me_path paths[BATCH];
+    bool ready[BATCH], bulk_ok;
+    struct json_object *del = json_object_new_object(), *add = json_object_new_object(), *b;
+    size_t i, nready = 0;
+
+    for (i = 0; i < n; i++) {
+        if ((b = me_undeploy_local(me, evcs[i]))) {
+            merge(del, b);
+            json_object_put(b);
+        }
+    }
+    me_flows_send(me, del, false, true);
+    json_object_put(del);
+
+    for (i = 0; i < n; i++) {
+        struct me_evc *e = evcs[i];
+        paths[i] = (struct me_path){0};
+        ready[i] = e->enabled && !e->archived &&
+                   me_deploy_prepare(me, e, m->snap, avoid, n_avoid, NULL, pc, &paths[i]) == 0;
+        if (ready[i]) {
+            b = me_flows_build(e, &paths[i]);
+            merge(add, b);
+            json_object_put(b);
+            nready++;
+        }
+    }
+    bulk_ok = nready == 0 || me_flows_send(me, add, true, false) == 202;
+    json_object_put(add);
+    if (!bulk_ok)
+        kytos_log(me->napp, KYTOS_LOG_WARNING,
+                  "installing %zu EVCs at once failed: installing them one by one", nready);
+
+    for (i = 0; i < n; i++) {
+        struct me_evc *e = evcs[i];
+        bool ok = false;
+        if (ready[i]) {
+            bool sent = bulk_ok;
+            if (!sent) {
+                b = me_flows_build(e, &paths[i]);
+                sent = me_flows_send(me, b, true, false) == 202;
+                json_object_put(b);
+            }
+            ok = me_deploy_finish(me, e, &paths[i], sent);
+            if (ok)
+                me_deploy_mark(e);
+        }
+        if (ok) {
+            if (m->events)
+                me_publish(me, "redeployed_link_down", e);
+            (*up)++;
+        } else {
+            if (m->avoid)
+                kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
+                          m->avoid);
+            if (m->events)
+                me_publish(me, "error_redeploy_link_down", e);
+            (*down)++;
+        }
+    }
+    store(me, evcs, n, m->avoid ? m->avoid : "path down");
+}
+
+/* Every EVC of list that m takes, BATCH at a time. */
+static void move_all(struct me *me, struct me_evc **list, const struct move *m, size_t *up,
+                     size_t *down, size_t *computed)
+{
+    struct me_pathcache *pc = me_pathcache_new();
+    struct me_evc *held[BATCH];
+    size_t i = 0, n, k;
+
+    while (list && list[i]) {
+        /* lock up to BATCH EVCs still taken (a request may have changed one
+         * since the selection) */
+        for (n = 0; list[i] && n < BATCH; i++) {
+            pthread_mutex_lock(&list[i]->lock);
+            if (m->take(list[i], m))
+                held[n++] = list[i];
+            else
+                pthread_mutex_unlock(&list[i]->lock);
+        }
+        if (n)
+            batch(me, held, n, m, pc, up, down);
+        for (k = 0; k < n; k++)
+            pthread_mutex_unlock(&held[k]->lock);
+    }
+    *computed = me_pathcache_misses(pc);
+    me_pathcache_free(pc);
+}
+
+void me_failover_link_down(struct me *me, const char *link)
+{
+    struct move m = {.avoid = link, .events = true, .take = on_link};
+    struct me_evc **list = me_evc_select(me, select_on_link, &m);
+    struct me_snap *snap = me_snapshot(me, 2);
+    int64_t t0 = me_now_ms();
+    size_t up = 0, down = 0, computed = 0;
+
+    if (!snap)
+        snap = me_snapshot(me, 0);
+    m.snap = snap;
+    move_all(me, list, &m, &up, &down, &computed);
+    if (up + down)
+        kytos_log(me->napp, KYTOS_LOG_INFO,
+                  "link %s down: %zu EVCs moved, %zu down, in %lld ms (%zu dynamic paths computed)",
+                  link, up, down, (long long)(me_now_ms() - t0), computed);
+    me_snap_put(snap);
+    me_evc_release_all(list);
+}
+
+static bool select_stale(const struct me_evc *e, void *m)
+{
+    return stale(e, m);
+}
+
+void me_failover_stale(struct me *me, const struct me_snap *snap)
+{
+    struct move m = {.snap = snap, .take = stale};
+    struct me_evc **list = me_evc_select(me, select_stale, &m);
+    int64_t t0 = me_now_ms();
+    size_t up = 0, down = 0, computed = 0;
+
+    move_all(me, list, &m, &up, &down, &computed);
+    if (up + down)
+        kytos_log(me->napp, KYTOS_LOG_INFO,
+                  "consistency: %zu EVCs off a path that went down moved, %zu down, in %lld ms",
+                  up, down, (long long)(me_now_ms() - t0));
+    me_evc_release_all(list);
+}
