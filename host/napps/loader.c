@@ -31,6 +31,8 @@ struct candidate {
                                * keeps it once this candidate's init succeeded */
     int from_image;           /* opened from a record's good image, not the file */
     struct kh_ui_napp_files *ui; /* its vetted kytos_napp_ui table, or NULL */
+    char version[64];         /* a refusal after the descriptor was read names
+                               * the NApp (id above) and its version */
     int64_t open_ns;          /* vetting and dlopen took this long */
 };
 
@@ -504,6 +506,8 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
         char why[256];
         if (!(c->ui = kh_ui_napp_files_new(ui, why, sizeof why))) {
             snprintf(err, errlen, "embedded ui files (kytos_napp_ui): %s", why);
+            snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
+            snprintf(c->version, sizeof c->version, "%.63s", d->version ? d->version : "");
             goto fail;
         }
     }
@@ -850,7 +854,8 @@ int kh_napps_load_all(kh_host *h)
     }
     for (i = 0; i < nfiles; i++) {
         if (open_candidate(h, files[i], files[i], &cands[i], err, sizeof err) != 0) {
-            record_set(h, files[i], NULL, NULL, "refused", "%s", err);
+            record_set(h, files[i], cands[i].id[0] ? cands[i].id : NULL,
+                       cands[i].id[0] ? cands[i].version : NULL, "refused", "%s", err);
             kh_log(LOGGER, KH_ERROR, "refusing %s: %s", files[i], err);
             continue;
         }
@@ -922,7 +927,8 @@ static int load_locked(kh_host *h, const char *path, int image_fd)
 
     snprintf(src, sizeof src, "/proc/self/fd/%d", image_fd);
     if (open_candidate(h, path, image_fd >= 0 ? src : path, &c, err, sizeof err) != 0) {
-        record_refusal(h, path, NULL, NULL, "refused", "%s", err);
+        record_refusal(h, path, c.id[0] ? c.id : NULL, c.id[0] ? c.version : NULL, "refused", "%s",
+                       err);
         kh_log(LOGGER, KH_ERROR, "refusing %s: %s", path, err);
         return KYTOS_EINVAL;
     }
