@@ -9,7 +9,7 @@
 #                       headers, json-c, -fvisibility=hidden
 #   KYTOS_NAPP_LIBS     what the NApp links (json-c)
 #   KYTOS_NAPP_LDFLAGS  libtool flags of a loadable NApp (-avoid-version
-#                       -shared, only kytos_napp_desc exported).  Write
+#                       -shared, only kytos_napp_desc and kytos_napp_ui exported).  Write
 #                       `-module $(KYTOS_NAPP_LDFLAGS)` in Makefile.am:
 #                       automake must see -module itself to accept a name
 #                       without "lib" (it is also inside, harmlessly).
@@ -48,7 +48,7 @@ AC_DEFUN([KYTOS_NAPP_INIT], [
        [enable_tests=no
         AC_MSG_WARN([Check not found: building no tests (--enable-tests requires them)])])])
   AM_CONDITIONAL([KYTOS_NAPP_TESTS], [test "x$enable_tests" = xyes])
-  KYTOS_NAPP_LDFLAGS="-module -avoid-version -shared -export-symbols-regex '^kytos_napp_desc\$\$'"
+  KYTOS_NAPP_LDFLAGS="-module -avoid-version -shared -export-symbols-regex '^kytos_napp_(desc|ui)\$\$'"
   KYTOS_NAPP_CFLAGS="$KYTOS_NAPP_CFLAGS -fvisibility=hidden"
   AC_SUBST([KYTOS_NAPP_LDFLAGS])
   AC_SUBST([KYTOS_TEST_LIBS])

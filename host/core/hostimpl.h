@@ -38,6 +38,8 @@ struct kh_record {              /* one file seen in the napps directory */
     } rejected_stamp;           /* the refused copy, to know it again */
     int good_fd;                /* the image that last loaded from this file (an
                                  * unlinked private copy), or -1 */
+    double load_ms;             /* what serves from it took to load (vet, dlopen,
+                                 * spec, init), measured by the host; -1 unknown */
     struct kh_record *next;
 };
 

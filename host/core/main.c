@@ -232,6 +232,9 @@ int main(int argc, char **argv)
                        .napps_dir = h->napps_dir,
                        .max_file = (size_t)kh_config_int(cfg, "ui_max_file"),
                        .dashboard = kh_config_bool(cfg, "ui_dashboard"),
+                       .napp_file = kh_napps_ui_file,
+                       .napp_each = kh_napps_ui_each,
+                       .napp_ctx = h,
                    },
                    err, sizeof err);
     if (!ui) {

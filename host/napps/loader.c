@@ -30,10 +30,21 @@ struct candidate {
     int image_fd;             /* the private copy, kept open (-1 none): the record
                                * keeps it once this candidate's init succeeded */
     int from_image;           /* opened from a record's good image, not the file */
+    struct kh_ui_napp_files *ui; /* its vetted kytos_napp_ui table, or NULL */
+    char version[64];         /* a refusal after the descriptor was read names
+                               * the NApp (id above) and its version */
+    int64_t open_ns;          /* vetting and dlopen took this long */
 };
 
 static void record_set(kh_host *h, const char *file, const char *id, const char *version,
                        const char *state, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* ---- kytos_napp basics ---- */
 
@@ -110,6 +121,7 @@ static void napp_destroy(kytos_napp *n)
         r = next;
     }
     kh_validate_free(n);
+    kh_ui_napp_files_free(n->ui);
     if (n->dl)
         dlclose(n->dl);
     free(n->file);
@@ -159,6 +171,7 @@ static struct kh_record *record_for(kh_host *h, const char *file)
         return NULL;
     }
     rec->good_fd = -1;
+    rec->load_ms = -1;
     rec->next = h->records;
     h->records = rec;
     return rec;
@@ -415,6 +428,8 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
 {
     char copy[PATH_MAX + 160];
     const struct kytos_napp_desc *d;
+    const struct kytos_napp_ui *ui;
+    int64_t t0 = mono_ns();
     int copied;
 
     memset(c, 0, sizeof *c);
@@ -486,7 +501,18 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
         snprintf(err, errlen, "descriptor has no init function");
         goto fail;
     }
+    /* its ui/ files, if it embeds them: a data symbol, no ABI slot */
+    if ((ui = dlsym(c->dl, "kytos_napp_ui")) != NULL) {
+        char why[256];
+        if (!(c->ui = kh_ui_napp_files_new(ui, why, sizeof why))) {
+            snprintf(err, errlen, "embedded ui files (kytos_napp_ui): %s", why);
+            snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
+            snprintf(c->version, sizeof c->version, "%.63s", d->version ? d->version : "");
+            goto fail;
+        }
+    }
     c->desc = d;
+    c->open_ns = mono_ns() - t0;
     c->file = strdup(file);
     snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
     return 0;
@@ -503,6 +529,7 @@ fail:
 
 static void candidate_close(struct candidate *c)
 {
+    kh_ui_napp_files_free(c->ui);
     if (c->dl)
         dlclose(c->dl);
     if (c->image_fd >= 0)
@@ -578,6 +605,8 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     kytos_napp *n = calloc(1, sizeof *n);
     char err[512] = "";
     char *errmsg = NULL;
+    int64_t t0 = mono_ns();
+    double load_ms;
     int rc;
 
     if (!n) {
@@ -586,6 +615,8 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     }
     n->host = h;
     n->desc = c->desc;
+    n->ui = c->ui;
+    c->ui = NULL;
     n->dl = c->dl;
     c->dl = NULL;
     n->file = c->file;
@@ -629,6 +660,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         return rc;
     }
     free(errmsg);
+    load_ms = (double)(c->open_ns + (mono_ns() - t0)) / 1e6;
 
     /* live: put it in the registry where the old version was, or at the end */
     pthread_mutex_lock(&h->reg_mu);
@@ -653,6 +685,8 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         /* this image is what a later enable falls back to if the file
          * turns out broken; the file itself loading clears its refusal */
         struct kh_record *rec = record_for(h, n->file);
+        if (rec)
+            rec->load_ms = load_ms;
         if (rec && c->image_fd >= 0) {
             if (rec->good_fd >= 0)
                 close(rec->good_fd);
@@ -820,7 +854,8 @@ int kh_napps_load_all(kh_host *h)
     }
     for (i = 0; i < nfiles; i++) {
         if (open_candidate(h, files[i], files[i], &cands[i], err, sizeof err) != 0) {
-            record_set(h, files[i], NULL, NULL, "refused", "%s", err);
+            record_set(h, files[i], cands[i].id[0] ? cands[i].id : NULL,
+                       cands[i].id[0] ? cands[i].version : NULL, "refused", "%s", err);
             kh_log(LOGGER, KH_ERROR, "refusing %s: %s", files[i], err);
             continue;
         }
@@ -892,7 +927,8 @@ static int load_locked(kh_host *h, const char *path, int image_fd)
 
     snprintf(src, sizeof src, "/proc/self/fd/%d", image_fd);
     if (open_candidate(h, path, image_fd >= 0 ? src : path, &c, err, sizeof err) != 0) {
-        record_refusal(h, path, NULL, NULL, "refused", "%s", err);
+        record_refusal(h, path, c.id[0] ? c.id : NULL, c.id[0] ? c.version : NULL, "refused", "%s",
+                       err);
         kh_log(LOGGER, KH_ERROR, "refusing %s: %s", path, err);
         return KYTOS_EINVAL;
     }
@@ -1233,6 +1269,10 @@ static struct json_object *record_json(const struct kh_record *rec, int with_id)
         json_object_object_add(e, "version", json_object_new_string(rec->version));
     if (rec->reason[0])
         json_object_object_add(e, "reason", json_object_new_string(rec->reason));
+    if (strcmp(rec->state, "enabled") == 0 && rec->load_ms >= 0)
+        /* ms to vet, dlopen, compile the spec and init what serves now */
+        json_object_object_add(e, "load_ms",
+                               json_object_new_double((double)(int64_t)(rec->load_ms * 1000) / 1000));
     if (rec->has_rejected) {
         /* a newer copy of the file, refused: what serves is the above */
         struct json_object *r = json_object_new_object();
@@ -1324,6 +1364,41 @@ struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *ke
     }
     kh_napp_unref(n);
     return v;
+}
+
+/* ---- embedded ui files, for the ui module ---- */
+
+int kh_napps_ui_file(void *hp, const char *user, const char *napp, const char *path,
+                     struct kh_ui_napp_file *out)
+{
+    kh_host *h = hp;
+    char id[260];
+    kytos_napp *n;
+    const struct kh_ui_napp_file *f = NULL;
+
+    if ((size_t)snprintf(id, sizeof id, "%s/%s", user, napp) >= sizeof id ||
+        !(n = kh_napps_get(h, id)))
+        return 0;
+    /* the bytes stay mapped after the NApp goes (pin_mapping): a copy of
+     * the entry is enough */
+    if (kh_napp_is_enabled(n) && (f = kh_ui_napp_files_find(n->ui, path)) != NULL)
+        *out = *f;
+    kh_napp_unref(n);
+    return f != NULL;
+}
+
+void kh_napps_ui_each(void *hp, void (*fn)(void *, const char *, const char *, const char *),
+                      void *arg)
+{
+    kh_host *h = hp;
+    kytos_napp *n;
+    size_t i;
+
+    pthread_mutex_lock(&h->reg_mu);
+    for (n = h->napps; n; n = n->next)
+        for (i = 0; i < kh_ui_napp_files_count(n->ui); i++)
+            fn(arg, n->desc->username, n->desc->name, kh_ui_napp_files_at(n->ui, i)->path);
+    pthread_mutex_unlock(&h->reg_mu);
 }
 
 /* ---- the ABI's route_add ---- */

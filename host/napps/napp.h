@@ -14,6 +14,7 @@
 
 #include "core/host.h"
 #include "http/router.h"
+#include "ui/napp_files.h"
 #include <stdatomic.h>
 
 enum kh_napp_state {
@@ -42,6 +43,7 @@ struct kytos_napp {
     void *spec;                    /* compiled OpenAPI spec, or NULL */
     uint64_t generation;
     int64_t loaded_at;             /* unix seconds */
+    struct kh_ui_napp_files *ui;   /* its embedded ui/ files (kytos_napp_ui), or NULL */
     kytos_napp *next;              /* registry */
 };
 
@@ -77,6 +79,14 @@ struct json_object *kh_napps_installed_json(kh_host *h);
 struct json_object *kh_napps_status(kh_host *h);
 /* Descriptor field for GET napps/{u}/{n}/metadata/{key}, or NULL if not installed. */
 struct json_object *kh_napps_metadata(kh_host *h, const char *id, const char *key);
+
+/* The ui module's view of loaded NApps' embedded ui files (kh_ui_conf's
+ * napp_file and napp_each; ctx is the kh_host). */
+int kh_napps_ui_file(void *h, const char *user, const char *napp, const char *path,
+                     struct kh_ui_napp_file *out);
+void kh_napps_ui_each(void *h, void (*fn)(void *arg, const char *user, const char *napp,
+                                          const char *path),
+                      void *arg);
 
 /* The ABI's route_add, for the table. */
 int kh_napp_route_add(kytos_napp *n, const struct kytos_route *route);

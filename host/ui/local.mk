@@ -3,6 +3,7 @@
 host_libkh_core_la_SOURCES += \
 	host/ui/ui.c host/ui/ui.h \
 	host/ui/ui_path.c host/ui/ui_path.h \
+	host/ui/napp_files.c host/ui/napp_files.h \
 	host/ui/streams.c host/ui/streams.h
 nodist_host_libkh_core_la_SOURCES = host/ui/dashboard_files.c
 

@@ -36,6 +36,9 @@ struct kh_ui {
     int dashboard;
     struct embedded_file *emb;
     size_t nemb;
+    int (*napp_file)(void *, const char *, const char *, const char *, struct kh_ui_napp_file *);
+    void (*napp_each)(void *, void (*)(void *, const char *, const char *, const char *), void *);
+    void *napp_ctx;
 };
 
 /* ---- content types ---- */
@@ -284,6 +287,30 @@ static int serve_fd(struct kh_ui *ui, kytos_req *r, int fd, const char *name, in
     return send_body(r, type, etag, buf, got, 0, 0, no_store);
 }
 
+/* A NApp's embedded file: as serve_fd does for one on disk, from bytes
+ * that stay mapped (borrowed, never copied unless compressed). */
+static int serve_napp_embedded(struct kh_ui *ui, kytos_req *r, const struct kh_ui_napp_file *f,
+                               int is_get)
+{
+    const char *type = content_type(f->path);
+
+    if (!is_get)
+        return wrong_method(r);
+    if (f->len > ui->max_file) {
+        kh_log(LOGGER, KH_WARNING, "%s: %zu bytes, over ui_max_file (%zu): not served", r->path,
+               f->len, ui->max_file);
+        kh_resp_error(r, 404, "Not Found: the file is larger than ui_max_file");
+        return 1;
+    }
+    if (!etag_matches(r, f->etag) && compressible(type) && f->len >= GZIP_MIN && accepts_gzip(r)) {
+        size_t zl;
+        unsigned char *z = gzip_of(f->data, f->len, &zl);
+        if (z)
+            return send_body(r, type, f->etag, z, zl, 0, 1, 1);
+    }
+    return send_body(r, type, f->etag, (void *)(uintptr_t)f->data, f->len, 1, 0, 1);
+}
+
 /* ---- /ui/{section}/: Kytos' list of NApps' *.kytos components ---- */
 
 static void list_section(const char *napps, const char *u, const char *n, const char *sec,
@@ -320,6 +347,43 @@ static void list_section(const char *napps, const char *u, const char *n, const 
          de = readdir(d))                                                          \
         if (kh_ui_seg_ok(de->d_name))
 
+struct section_walk {
+    const char *section;
+    struct json_object *out;
+};
+
+/* An embedded file section/<name>.kytos (or any section's, for "all"),
+ * unless a file on disk was listed under that name already. */
+static void list_embedded(void *arg, const char *u, const char *n, const char *path)
+{
+    struct section_walk *w = arg;
+    const char *slash = strchr(path, '/');
+    size_t l, sl, i, len;
+    char name[4 * KH_UI_NAME_MAX], url[4 * KH_UI_NAME_MAX + 16];
+    struct json_object *o;
+
+    if (!slash || strchr(slash + 1, '/') || (len = json_object_array_length(w->out)) >= 4096)
+        return;
+    sl = (size_t)(slash - path);
+    l = strlen(slash + 1);
+    if (l <= 6 || strcmp(slash + 1 + l - 6, ".kytos") != 0 ||
+        (strcmp(w->section, "all") != 0 &&
+         (strlen(w->section) != sl || strncmp(path, w->section, sl) != 0)))
+        return;
+    snprintf(name, sizeof name, "%s-%s-%.*s-%.*s", u, n, (int)sl, path, (int)(l - 6), slash + 1);
+    for (i = 0; i < len; i++) {
+        struct json_object *v;
+        if (json_object_object_get_ex(json_object_array_get_idx(w->out, i), "name", &v) &&
+            strcmp(json_object_get_string(v), name) == 0)
+            return;   /* the file on disk wins */
+    }
+    snprintf(url, sizeof url, "ui/%s/%s/%s", u, n, path);
+    o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "url", json_object_new_string(url));
+    json_object_array_add(w->out, o);
+}
+
 static int serve_section(struct kh_ui *ui, kytos_req *r, const char *section)
 {
     struct json_object *out = json_object_new_array();
@@ -344,41 +408,65 @@ static int serve_section(struct kh_ui *ui, kytos_req *r, const char *section)
             }
         }
     }
+    if (ui->napp_each) {
+        struct section_walk w = {section, out};
+        ui->napp_each(ui->napp_ctx, list_embedded, &w);
+    }
     kh_resp_json(r, 200, out);
     json_object_put(out);
     set_cache_headers(r, 1);
     return 1;
 }
 
-/* /ui/{u}/{n}/{path...}: <napps>/<u>/<n>/ui/<path>, confined to that ui/. */
-static int serve_napp_file(struct kh_ui *ui, kytos_req *r, int is_get)
+/* <napps>/<u>/<n>/ui/<rel>, confined to that ui/: an fd of a regular
+ * file, or -1. */
+static int open_napp_disk_file(struct kh_ui *ui, const char *u, const char *n, const char *rel)
 {
-    char uidir[3 * KH_UI_NAME_MAX + 8], rel[KH_UI_PATH_MAX + 1], real[PATH_MAX];
+    char uidir[3 * KH_UI_NAME_MAX + 8], real[PATH_MAX], full[PATH_MAX];
     int root, fd, nfd;
+    struct stat st;
 
-    if (!ui->napps[0] || !kh_ui_seg_ok(r->segs[1]) || !kh_ui_seg_ok(r->segs[2]) ||
-        kh_ui_rel_path(r->segs + 3, r->nsegs - 3, rel, sizeof rel) != 0)
-        return not_found(r);
-    snprintf(uidir, sizeof uidir, "%s/%s/ui", r->segs[1], r->segs[2]);
+    if (!ui->napps[0])
+        return -1;
+    snprintf(uidir, sizeof uidir, "%s/%s/ui", u, n);
     if ((nfd = open(ui->napps, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return not_found(r);
+        return -1;
     root = kh_ui_open(nfd, ui->napps, uidir);
     close(nfd);
     if (root < 0)
-        return not_found(r);
-    {
-        char full[PATH_MAX];
-        if ((size_t)snprintf(full, sizeof full, "%s/%s", ui->napps, uidir) >= sizeof full ||
-            !realpath(full, real)) {
-            close(root);
-            return not_found(r);
-        }
+        return -1;
+    if ((size_t)snprintf(full, sizeof full, "%s/%s", ui->napps, uidir) >= sizeof full ||
+        !realpath(full, real)) {
+        close(root);
+        return -1;
     }
     fd = kh_ui_open(root, real, rel);
     close(root);
-    if (fd < 0)
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* /ui/{u}/{n}/{path...}: <napps>/<u>/<n>/ui/<path>, else the file the
+ * loaded NApp u/n embeds at <path> (a file on disk wins: an operator
+ * overrides a NApp's file without rebuilding it). */
+static int serve_napp_file(struct kh_ui *ui, kytos_req *r, int is_get)
+{
+    char rel[KH_UI_PATH_MAX + 1];
+    struct kh_ui_napp_file ef;
+    int fd;
+
+    if (!kh_ui_seg_ok(r->segs[1]) || !kh_ui_seg_ok(r->segs[2]) ||
+        kh_ui_rel_path(r->segs + 3, r->nsegs - 3, rel, sizeof rel) != 0)
         return not_found(r);
-    return serve_fd(ui, r, fd, rel, is_get, 1);
+    fd = open_napp_disk_file(ui, r->segs[1], r->segs[2], rel);
+    if (fd >= 0)
+        return serve_fd(ui, r, fd, rel, is_get, 1);
+    if (ui->napp_file && ui->napp_file(ui->napp_ctx, r->segs[1], r->segs[2], rel, &ef))
+        return serve_napp_embedded(ui, r, &ef, is_get);
+    return not_found(r);
 }
 
 /* A file of ui_dir (a directory asked with a trailing slash: its
@@ -487,6 +575,9 @@ struct kh_ui *kh_ui_new(const struct kh_ui_conf *c, char *err, size_t errlen)
     ui->dir_fd = -1;
     ui->max_file = c->max_file;
     ui->dashboard = c->dashboard;
+    ui->napp_file = c->napp_file;
+    ui->napp_each = c->napp_each;
+    ui->napp_ctx = c->napp_ctx;
     if (c->dir && c->dir[0]) {
         if (!realpath(c->dir, ui->dir) ||
             (ui->dir_fd = open(ui->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {

@@ -8,6 +8,7 @@
 #define KH_UI_H
 
 #include "http/request.h"
+#include "ui/napp_files.h"
 
 struct kh_ui;
 
@@ -16,6 +17,16 @@ struct kh_ui_conf {
     const char *napps_dir;  /* NApps' own files: <napps>/<u>/<n>/ui/ */
     size_t max_file;        /* ui_max_file: larger files are not served */
     int dashboard;          /* ui_dashboard: serve the built-in one */
+    /* Loaded NApps' embedded ui files (napps/loader.c), both may be NULL:
+     * napp_file copies the file user/napp embeds at path into *out (1), or
+     * answers 0; napp_each calls fn for each embedded file of each loaded
+     * NApp.  ctx is given back to both. */
+    int (*napp_file)(void *ctx, const char *user, const char *napp, const char *path,
+                     struct kh_ui_napp_file *out);
+    void (*napp_each)(void *ctx,
+                      void (*fn)(void *arg, const char *user, const char *napp, const char *path),
+                      void *arg);
+    void *napp_ctx;
 };
 
 /* NULL with err (ui_dir is not a readable directory). */

@@ -99,6 +99,34 @@ struct kytos_napp_desc {
     void *reserved[7];           /* zero */
 };
 
+/* A NApp's ui/ files, carried in its .so as its spec is (docs/ui.md).  Not
+ * part of the descriptor nor of the function table (no ABI slot): the NApp
+ * exports one more data symbol, kytos_napp_ui, and the host looks it up
+ * with dlsym when it loads the NApp.  `kytos-embed --ui DIR FILE...`
+ * writes it.  A host that does not know the symbol ignores it (the files
+ * are then not served); a table that breaks the rules below makes the host
+ * refuse the NApp, naming what was wrong.  Served at
+ * /ui/{username}/{name}/{path}; a file of the same path on disk, under
+ * <napps>/{username}/{name}/ui/, wins. */
+#define KYTOS_NAPP_UI_MAGIC 0x4B595549u      /* "KYUI" */
+#define KYTOS_NAPP_UI_MAX_FILES 1024u
+#define KYTOS_NAPP_UI_MAX_NAME 1024u         /* bytes of a path, each '/' part 1..255 */
+#define KYTOS_NAPP_UI_MAX_TOTAL (64u << 20)  /* bytes of all the files */
+
+struct kytos_napp_ui_file {
+    const char *path;            /* under ui/: "k-toolbar/main.kytos"; no "."/".."
+                                    or dot-file part, no '\\' or control byte */
+    const char *data;            /* its bytes (NULL only when len is 0) */
+    size_t len;
+};
+
+struct kytos_napp_ui {
+    uint32_t magic;              /* KYTOS_NAPP_UI_MAGIC */
+    uint32_t struct_size;        /* sizeof(struct kytos_napp_ui) */
+    uint32_t count;              /* files[0..count-1], at most KYTOS_NAPP_UI_MAX_FILES */
+    const struct kytos_napp_ui_file *files;
+};
+
 struct kytos_api {
     uint32_t struct_size;        /* sizeof(struct kytos_api) as built by the host */
     uint16_t abi_major, abi_minor; /* the host's ABI */

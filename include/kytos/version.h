@@ -24,6 +24,10 @@
  *        state, switch name, info.
  *   1.5  req_identity: the caller a request's token names (user or
  *        machine token, and role), so a NApp may refine access itself.
+ *   1.5  (no new slot) a NApp may export a second data symbol,
+ *        kytos_napp_ui (struct kytos_napp_ui, api.h): its ui/ files, which
+ *        the host finds with dlsym and serves at /ui/{user}/{name}/; hosts
+ *        that predate it ignore it.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.

@@ -6,6 +6,7 @@ NApp's state, and the page keeps working with topology disabled.
 Screenshots at desktop and phone sizes go to $SCREENSHOT_DIR (default
 build/screenshots/).  SKIP without chromium (scripts/install-deps --test)."""
 import json
+import re
 import os
 import sys
 import time
@@ -43,6 +44,20 @@ def dashboard():
         ok = b.wait("['kytos/topology','kytos/mef_eline','kytos/simnet','kytos/flow_manager','kytos/hello']"
                     ".every(id => document.querySelector('#napp-table tr[data-napp=\"' + id + '\"] .state-enabled'))", 10)
         t.ok(ok, "the NApps are listed, enabled", b.eval("document.querySelector('#napp-table').innerText"))
+        # the load column: its header, and each enabled NApp's load time
+        # from the status (load_ms), as "<number> ms"
+        loads = b.eval("JSON.stringify({head: [...document.querySelectorAll('#napp-table thead th')]"
+                       ".map(e => e.textContent), cells: Object.fromEntries([...document.querySelectorAll("
+                       "'#napp-table tbody tr')].map(r => [r.dataset.napp, r.querySelector('.load-ms')?.textContent]))})")
+        loads = json.loads(loads)
+        status = k.request("GET", "/api/kytos/core/status/")[2] or {}
+        t.ok("load" in loads["head"] and len(loads["cells"]) >= 5 and
+             all(re.fullmatch(r"\d+(\.\d+)? ms", loads["cells"].get(id) or "") and
+                 abs(float(loads["cells"][id].split()[0]) - status["napps"][id]["load_ms"]) <
+                 max(0.6, status["napps"][id]["load_ms"] * 0.06)
+                 for id in ("kytos/topology", "kytos/mef_eline", "kytos/simnet", "kytos/flow_manager",
+                            "kytos/hello")),
+             "the load column shows each NApp's load time from the status", (loads, status.get("napps")))
         ok = b.wait("document.getElementById('version').textContent.length > 0 && "
                     "document.getElementById('host-facts').innerText.includes('uptime')", 5)
         t.ok(ok, "host facts and version shown", b.eval("document.getElementById('host-facts').innerText"))

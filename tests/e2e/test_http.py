@@ -201,7 +201,7 @@ def basics():
 
 
 def loader():
-    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so", "badroute.so"])
+    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so", "badroute.so", "badui.so"])
     try:
         st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
         napps = js["napps"]
@@ -232,6 +232,17 @@ def loader():
         t.ok(st == 404, "the refused route is not served", st)
         t.ok("route_add: route POST /api/kytos/badroute/v1/nospec asks for OpenAPI validation" in log,
              "the log names the refused route", log)
+        b = napps.get("kytos/badui", {})
+        t.ok(b.get("state") == "refused" and "embedded ui files (kytos_napp_ui)" in b.get("reason", "")
+             and "k-toolbar/../../secret.txt" in b.get("reason", "") and "'..'" in b.get("reason", "")
+             and "badui: init ran" not in log,
+             "a NApp whose embedded ui table names a file out of its ui/ is refused before init, "
+             "the entry named", b)
+        # the host measures each NApp's load: a number for what serves, none for the refused
+        t.ok(isinstance(napps.get("kytos/badroute", {}).get("load_ms"), (int, float))
+             and napps["kytos/badroute"]["load_ms"] >= 0
+             and all("load_ms" not in v for v in napps.values() if v.get("state") != "enabled"),
+             "status: load_ms >= 0 for the enabled NApp, absent for the others", napps)
         d = napps.get("kytos/needsdep", {})
         t.ok(d.get("state") == "waiting" and "kytos/nothere" in d.get("reason", ""), "missing dependency", napps)
         # text file named .so, and a NApp whose descriptor says ABI 9

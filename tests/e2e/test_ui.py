@@ -161,6 +161,101 @@ def ui_files():
         k.cleanup()
 
 
+HELLO_UI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugins", "hello",
+                        "ui", "k-info-panel", "hello.kytos")
+HELLO_URL = "/ui/kytos/hello/k-info-panel/hello.kytos"
+
+
+def napp_embedded():
+    """hello.so carries ui/k-info-panel/hello.kytos (kytos-embed --ui): served
+    as a file on disk is, a file on disk of the same path wins."""
+    src = open(HELLO_UI, "rb").read()
+    k = Kytosd(napps=["hello.so", "topology.so"])
+    try:
+        st, h, js, body = k.request("GET", HELLO_URL)
+        etag = h.get("ETag")
+        t.ok(st == 200 and body == src and h.get("Content-Type") == "text/plain; charset=utf-8"
+             and "no-store" in h.get("Cache-Control", "") and h.get("Pragma") == "no-cache"
+             and h.get("Expires") == "0" and h.get("X-Content-Type-Options") == "nosniff" and etag,
+             "an embedded NApp ui file: the source's bytes, its type, no-cache headers, an ETag",
+             (st, h, body[:80]))
+        st, h, js, body = k.request("GET", HELLO_URL, headers={"If-None-Match": etag})
+        t.ok(st == 304 and body == b"" and h.get("ETag") == etag, "If-None-Match with its ETag: 304",
+             (st, h))
+        st, h, js, body = k.request("GET", HELLO_URL, headers={"Accept-Encoding": "gzip"})
+        gz_tag = h.get("ETag")
+        t.ok(st == 200 and h.get("Content-Encoding") == "gzip" and gzip.decompress(body) == src
+             and gz_tag != etag and "Accept-Encoding" in h.get("Vary", ""),
+             "gzip when accepted (%d bytes, its own ETag)" % len(src), (st, h))
+        st, h, js, body = k.request("GET", HELLO_URL,
+                                    headers={"Accept-Encoding": "gzip", "If-None-Match": gz_tag})
+        t.ok(st == 304, "and the gzip ETag gives 304", (st, h))
+        st, h, js, body = k.request("HEAD", HELLO_URL)
+        t.ok(st == 200 and body == b"", "HEAD: 200, no body", (st, body[:40]))
+        st, h, js, body = k.request("POST", HELLO_URL, body={})
+        t.ok(st == 405 and h.get("Allow") == "GET, HEAD", "POST: 405 + Allow", (st, h))
+        missing = ["/ui/kytos/hello/k-info-panel/nope.kytos", "/ui/kytos/hello/hello.kytos",
+                   "/ui/kytos/hello/k-info-panel/", "/ui/kytos/hello/k-info-panel",
+                   "/ui/kytos/topology/k-info-panel/hello.kytos", "/ui/kytos/nothere/k-info-panel/hello.kytos",
+                   "/ui/other/hello/k-info-panel/hello.kytos"]
+        got = [(p, k.request("GET", p)[0]) for p in missing]
+        t.ok(all(st == 404 for _, st in got), "missing embedded files: 404", got)
+        hostile = [b"/ui/kytos/hello/k-info-panel%2fhello.kytos", b"/ui/kytos/hello/k-info-panel%5chello.kytos",
+                   b"/ui/kytos/hello/x/../k-info-panel/hello.kytos", b"/ui/kytos/hello/x/%2e%2e/k-info-panel/hello.kytos",
+                   b"/ui/kytos/hello/./k-info-panel/hello.kytos", b"/ui/kytos/hello//k-info-panel/hello.kytos",
+                   b"/ui/kytos/hello/k-info-panel/hello.kytos%00", b"/ui/kytos/hello/k-info-panel/hello.kytos%00.js",
+                   b"/ui/kytos/hello/%2e%2e/%2e%2e/hello.so", b"/ui/kytos/hello/..%2f..%2fhello.so",
+                   b"/ui/kytos/%2e%2e/hello/k-info-panel/hello.kytos", b"/ui/kytos/hello/" + b"a/" * 600 + b"x"]
+        got = [(p[:60], raw_get(k.port, p)[0]) for p in hostile]
+        t.ok(all(st in (400, 404, 414) for _, st in got),
+             "%d traversal attempts on the embedded files: each 400/404/414" % len(hostile), got)
+        st, h, js, body = k.request("GET", "/ui/k-info-panel/")
+        t.ok(st == 200 and js == [{"name": "kytos-hello-k-info-panel-hello",
+                                   "url": "ui/kytos/hello/k-info-panel/hello.kytos"}],
+             "/ui/{section}/ lists the embedded component", (st, js))
+        st, h, js, body = k.request("GET", "/ui/all/")
+        t.ok(st == 200 and {"name": "kytos-hello-k-info-panel-hello",
+                            "url": "ui/kytos/hello/k-info-panel/hello.kytos"} in (js or []),
+             "and /ui/all/", (st, js))
+
+        # a file on disk of the same path wins (an operator's override)
+        d = os.path.join(k.napps, "kytos", "hello", "ui", "k-info-panel")
+        os.makedirs(d)
+        with open(os.path.join(d, "hello.kytos"), "wb") as f:
+            f.write(b"<template>ON-DISK</template>")
+        st, h, js, body = k.request("GET", HELLO_URL)
+        t.ok(st == 200 and body == b"<template>ON-DISK</template>" and h.get("ETag") != etag,
+             "a file on disk of the same path wins over the embedded one", (st, body[:80]))
+        st, h, js, body = k.request("GET", "/ui/k-info-panel/")
+        t.ok(st == 200 and js == [{"name": "kytos-hello-k-info-panel-hello",
+                                   "url": "ui/kytos/hello/k-info-panel/hello.kytos"}],
+             "listed once", (st, js))
+        os.unlink(os.path.join(d, "hello.kytos"))
+        st, h, js, body = k.request("GET", HELLO_URL)
+        t.ok(st == 200 and body == src, "removed from disk: the embedded one again", (st, body[:80]))
+
+        # the files go and come with the NApp
+        st = k.request("POST", "/api/kytos/core/napps/kytos/hello/disable")[0]
+        gone = k.wait_for(lambda: k.request("GET", HELLO_URL)[0] == 404, 10)
+        lst = k.request("GET", "/ui/k-info-panel/")[2]
+        t.ok(st == 200 and gone and lst == [], "hello disabled: its embedded files 404, not listed",
+             (st, lst))
+        st = k.request("POST", "/api/kytos/core/napps/kytos/hello/enable")[0]
+        back = k.wait_for(lambda: k.request("GET", HELLO_URL)[3] == src, 10)
+        t.ok(st == 200 and back, "enabled again: served again", st)
+
+        # each loaded NApp's load time, measured by kytosd
+        napps = k.request("GET", "/api/kytos/core/status/")[2]["napps"]
+        t.ok(set(napps) == {"kytos/hello", "kytos/topology"} and
+             all(v["state"] == "enabled" and isinstance(v.get("load_ms"), (int, float)) and
+                 not isinstance(v.get("load_ms"), bool) and 0 <= v["load_ms"] < 60000
+                 for v in napps.values()),
+             "status: load_ms, a number >= 0, for each loaded NApp", napps)
+    finally:
+        k.stop()
+        k.cleanup()
+
+
 def dashboard_default():
     k = Kytosd()
     try:
@@ -183,7 +278,7 @@ def dashboard_default():
         k.cleanup()
 
 
-for fn in (ui_files, dashboard_default):
+for fn in (ui_files, napp_embedded, dashboard_default):
     try:
         fn()
     except Exception:  # a crash of the harness is a failure, not a silent pass

@@ -3,6 +3,7 @@
  * (host/http/stream.c). */
 #include "check_tap.h"
 #include "host/ui/ui_path.h"
+#include "host/ui/napp_files.h"
 #include "host/http/stream.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +143,110 @@ START_TEST(stream_queue_is_bounded)
 }
 END_TEST
 
+/* The table as kytos-embed --ui writes it: vetted, indexed, found. */
+START_TEST(napp_ui_table_is_indexed)
+{
+    static const struct kytos_napp_ui_file files[] = {
+        {"k-toolbar/main.kytos", "<template>T</template>", 21},
+        {"app.js", "x", 1},
+        {"empty.txt", NULL, 0},
+    };
+    struct kytos_napp_ui t = {KYTOS_NAPP_UI_MAGIC, sizeof t, 3, files};
+    char err[256] = "";
+    struct kh_ui_napp_files *f = kh_ui_napp_files_new(&t, err, sizeof err);
+    const struct kh_ui_napp_file *e;
+
+    ck_assert_msg(f != NULL, "%s", err);
+    ck_assert_uint_eq(kh_ui_napp_files_count(f), 3);
+    e = kh_ui_napp_files_find(f, "k-toolbar/main.kytos");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_eq(e->data, files[0].data);   /* borrowed, not copied */
+    ck_assert_uint_eq(e->len, 21);
+    ck_assert_int_eq(e->etag[0], '"');
+    ck_assert_str_ne(e->etag, kh_ui_napp_files_find(f, "app.js")->etag);
+    e = kh_ui_napp_files_find(f, "empty.txt");
+    ck_assert(e && e->len == 0 && e->data && e->data[0] == '\0');
+    ck_assert_ptr_null(kh_ui_napp_files_find(f, "k-toolbar"));
+    ck_assert_ptr_null(kh_ui_napp_files_find(f, "main.kytos"));
+    ck_assert_ptr_null(kh_ui_napp_files_find(NULL, "app.js"));
+    kh_ui_napp_files_free(f);
+    t.count = 0;
+    t.files = NULL;
+    f = kh_ui_napp_files_new(&t, err, sizeof err);   /* an empty table is fine */
+    ck_assert(f && kh_ui_napp_files_count(f) == 0 && !kh_ui_napp_files_find(f, "app.js"));
+    kh_ui_napp_files_free(f);
+}
+END_TEST
+
+/* Each way a table can be malformed: refused, saying what was wrong. */
+START_TEST(napp_ui_table_is_vetted)
+{
+    static char longname[KYTOS_NAPP_UI_MAX_NAME + 8], longpart[300];
+    struct kytos_napp_ui_file one[1] = {{"a.js", "x", 1}}, two[2];
+    struct kytos_napp_ui t;
+    char err[256];
+    static const struct {
+        const char *path, *data;
+        size_t len;
+        const char *says;
+    } bad[] = {
+        {NULL, "x", 1, "has no path"},
+        {"", "x", 1, "empty"},
+        {"../secret", "x", 1, "'..'"},
+        {"a/../../secret", "x", 1, "'..'"},
+        {"/etc/passwd", "x", 1, "bad path"},
+        {"a//b", "x", 1, "bad path"},
+        {"a/", "x", 1, "bad path"},
+        {"./a", "x", 1, "bad path"},
+        {".git/config", "x", 1, "'.git'"},
+        {"a\\..\\b", "x", 1, "bad path"},
+        {"a\x01b", "x", 1, "bad path"},
+        {"a.js", NULL, 5, "no data"},
+        {"big.bin", "x", (size_t)KYTOS_NAPP_UI_MAX_TOTAL + 1, "over"},
+    };
+    size_t i;
+
+    memset(longname, 'a', sizeof longname - 1);
+    memset(longpart, 'b', sizeof longpart - 1);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct kytos_napp_ui_file f = {bad[i].path, bad[i].data, bad[i].len};
+        t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, sizeof t, 1, &f};
+        err[0] = '\0';
+        ck_assert_msg(!kh_ui_napp_files_new(&t, err, sizeof err), "'%s' taken", bad[i].path);
+        ck_assert_msg(strstr(err, bad[i].says), "'%s': '%s' does not say '%s'", bad[i].path, err,
+                      bad[i].says);
+    }
+#define REFUSED(says)                                                                  \
+    do {                                                                               \
+        err[0] = '\0';                                                                 \
+        ck_assert(!kh_ui_napp_files_new(&t, err, sizeof err));                         \
+        ck_assert_msg(strstr(err, says), "'%s' does not say '%s'", err, says);         \
+    } while (0)
+    t = (struct kytos_napp_ui){0x12345678, sizeof t, 1, one};
+    REFUSED("magic 0x12345678");
+    t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, 8, 1, one};
+    REFUSED("table of 8 bytes");
+    t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, sizeof t, KYTOS_NAPP_UI_MAX_FILES + 1, one};
+    REFUSED("1025 files, at most 1024");   /* refused before a file is read */
+    t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, sizeof t, 2, NULL};
+    REFUSED("no file list");
+    one[0].path = longname;   /* not NUL-terminated within the bound */
+    t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, sizeof t, 1, one};
+    REFUSED("longer than 1024 bytes");
+    one[0].path = longpart;
+    REFUSED("a part longer than 255 bytes");
+    two[0] = (struct kytos_napp_ui_file){"k/x.kytos", "1", 1};
+    two[1] = (struct kytos_napp_ui_file){"k/x.kytos", "2", 1};
+    t = (struct kytos_napp_ui){KYTOS_NAPP_UI_MAGIC, sizeof t, 2, two};
+    REFUSED("'k/x.kytos' is there twice");
+    /* the total: two files each under the bound, together over it */
+    two[0] = (struct kytos_napp_ui_file){"a", "x", KYTOS_NAPP_UI_MAX_TOTAL / 2 + 1};
+    two[1] = (struct kytos_napp_ui_file){"b", "x", KYTOS_NAPP_UI_MAX_TOTAL / 2 + 1};
+    REFUSED("file 1 ('b'): over 67108864 bytes");
+#undef REFUSED
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ui");
@@ -150,5 +255,7 @@ int main(void)
     kytos_check_add(s, "paths_are_joined_or_refused", paths_are_joined_or_refused);
     kytos_check_add(s, "opening_stays_beneath_the_directory", opening_stays_beneath_the_directory);
     kytos_check_add(s, "stream_queue_is_bounded", stream_queue_is_bounded);
+    kytos_check_add(s, "napp_ui_table_is_indexed", napp_ui_table_is_indexed);
+    kytos_check_add(s, "napp_ui_table_is_vetted", napp_ui_table_is_vetted);
     return kytos_check_run(s);
 }

@@ -125,6 +125,11 @@ async function refreshRoutes() {
   } catch (e) { /* an older kytosd: no counts */ }
 }
 
+/* A NApp's load time (status' load_ms): "0.42 ms", "12.3 ms", "1250 ms". */
+function fmtMs(ms) {
+  return (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)) + " ms";
+}
+
 function renderNapps() {
   const st = state.status || {};
   const rows = {};
@@ -149,6 +154,7 @@ function renderNapps() {
       el("td", {}, el("span", { class: "state-" + (n.state || "unknown"), text: n.state || "?" }),
         n.reason ? el("div", { class: "reason", text: n.reason }) : null),
       el("td", { text: n.version || "" }),
+      el("td", { class: "load-ms", text: on && typeof n.load_ms === "number" ? fmtMs(n.load_ms) : "" }),
       el("td", { text: String(state.routes[id] || 0) }),
       el("td", {}, on ? act("disable", "napps/" + u + "/" + name + "/disable") : act("enable", "napps/" + u + "/" + name + "/enable"),
         on ? act("reload", "reload/" + u + "/" + name + "/") : null));
