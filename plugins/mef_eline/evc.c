@@ -91,6 +91,28 @@ struct me_evc **me_evc_select(struct me *me, bool (*keep)(const struct me_evc *,
     return out;
 }
 
+struct me_evc **me_evc_select_locked(struct me *me, bool (*keep)(const struct me_evc *, void *),
+                                     void *ud)
+{
+    struct me_evc **all = me_evc_select(me, NULL, NULL);
+    size_t i, n = 0;
+
+    for (i = 0; all && all[i]; i++) {
+        struct me_evc *e = all[i];
+        bool take;
+        pthread_mutex_lock(&e->lock);
+        take = keep(e, ud);
+        pthread_mutex_unlock(&e->lock);
+        if (take)
+            all[n++] = e;
+        else
+            me_evc_unref(e);
+    }
+    if (all)
+        all[n] = NULL;
+    return all;
+}
+
 void me_evc_release_all(struct me_evc **list)
 {
     size_t i;

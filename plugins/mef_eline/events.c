@@ -65,7 +65,7 @@ static bool down_but_enabled(const struct me_evc *e, void *ud)
 
 static void on_link_up(struct me *me)
 {
-    struct me_evc **list = me_evc_select(me, down_but_enabled, NULL);
+    struct me_evc **list = me_evc_select_locked(me, down_but_enabled, NULL);
     size_t i;
 
     me_snap_put(me_snapshot(me, 2));
@@ -119,7 +119,7 @@ static void consistency(kytos_napp *napp, void *ud)
      * down and deploy them all again once the links come up, every flow
      * and document rewritten.  A real failure reaches them as link_down. */
     links_up = any_link_up(snap);
-    list = me_evc_select(me, live, NULL);
+    list = me_evc_select_locked(me, live, NULL);
     for (i = 0; list && list[i]; i++) {
         struct me_evc *e = list[i];
         bool scheduled;

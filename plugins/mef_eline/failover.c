@@ -189,7 +189,7 @@ static void move_all(struct me *me, struct me_evc **list, const struct move *m, 
 void me_failover_link_down(struct me *me, const char *link)
 {
     struct move m = {.avoid = link, .events = true, .take = on_link};
-    struct me_evc **list = me_evc_select(me, select_on_link, &m);
+    struct me_evc **list = me_evc_select_locked(me, select_on_link, &m);
     struct me_snap *snap = me_snapshot(me, 2);
     int64_t t0 = me_now_ms();
     size_t up = 0, down = 0, computed = 0;
@@ -214,7 +214,7 @@ static bool select_stale(const struct me_evc *e, void *m)
 void me_failover_stale(struct me *me, const struct me_snap *snap)
 {
     struct move m = {.snap = snap, .take = stale};
-    struct me_evc **list = me_evc_select(me, select_stale, &m);
+    struct me_evc **list = me_evc_select_locked(me, select_stale, &m);
     int64_t t0 = me_now_ms();
     size_t up = 0, down = 0, computed = 0;
 

@@ -199,8 +199,14 @@ void me_evc_remove(struct me *me, struct me_evc *e);
 struct me_evc *me_evc_get(struct me *me, const char *id);
 void me_evc_ref(struct me_evc *e);
 void me_evc_unref(struct me_evc *e);
-/* Every EVC for which keep(e, ud) is true, referenced, NULL-terminated. */
+/* The EVCs keep() takes, referenced, NULL-terminated.  me_evc_select
+ * calls keep under me->lock only: keep may read only what is atomic (an
+ * EVC's other fields change under its own lock).  me_evc_select_locked
+ * calls keep under each EVC's lock, one at a time, with no other lock
+ * held: the caller must hold no EVC lock. */
 struct me_evc **me_evc_select(struct me *me, bool (*keep)(const struct me_evc *, void *), void *ud);
+struct me_evc **me_evc_select_locked(struct me *me, bool (*keep)(const struct me_evc *, void *),
+                                     void *ud);
 void me_evc_release_all(struct me_evc **list);
 struct me_evc *me_evc_new(const char *id);   /* refs = 1 */
 /* Fill runtime fields from e->doc (UNIs, tags, paths, flags).  0 or -1 err. */
