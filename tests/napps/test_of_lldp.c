@@ -286,11 +286,15 @@ START_TEST(vlan_used_again_after_a_restart)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     kytos_test_host_free(th);
     start_host(dir);
-    ck_assert(await_until(has_flow, S3, 10000));
-    await_count("kytos/of_lldp.vlan.used", 3, 5000);
+    /* each switch's handshake comes in its own time: generous deadlines
+     * (distcheck beside a ThreadSanitizer run took over 5 s) */
+    ck_assert(await_until(has_flow, S1, 20000));
+    ck_assert(await_until(has_flow, S2, 20000));
+    ck_assert(await_until(has_flow, S3, 20000));
+    await_count("kytos/of_lldp.vlan.used", 3, 20000);
     kytos_test_host_free(th);
     start_host(dir);
-    await_count("kytos/of_lldp.vlan.used", 3, 5000);
+    await_count("kytos/of_lldp.vlan.used", 3, 20000);
     /* a second enable tells nothing more */
     expect("POST", TOPO "switches/" S1 "/enable", NULL, 201, NULL);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);

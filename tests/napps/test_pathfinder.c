@@ -438,7 +438,7 @@ START_TEST(a_ring_of_200_switches_answers_within_budget)
 {
     kytos_test_host_free(th);
     th = host_conf("[kytos/topology]\nlink_up_timer = 0\n[kytos/simnet]\nshape = \"ring\"\n"
-                   "switches = 200\nhost_ports = 1\nflow_stats_interval = 0\n", 60000);
+                   "switches = 200\nhost_ports = 1\nflow_stats_interval = 0\n", 180000);
     kytos_test_resp *r = ask("{\"source\":\"" S1 ":1\",\"destination\":\"00:00:00:00:00:00:00:64:1\","
                              "\"spf_max_paths\":10}", 200);
     /* two ways round: 100 and 102 switches */
