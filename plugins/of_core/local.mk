@@ -7,6 +7,7 @@ plugins_of_core_la_SOURCES = \
 	plugins/of_core/switches.c plugins/of_core/ports.c plugins/of_core/flows.c \
 	plugins/of_core/errnames.c \
 	plugins/common/evq.c plugins/common/evq.h \
+	plugins/common/settings.c plugins/common/settings.h \
 	plugins/topology/pyfloat.c plugins/topology/pyfloat.h \
 	plugins/flow_manager/pyjson.c plugins/flow_manager/pyjson.h
 plugins_of_core_la_CFLAGS = $(NAPP_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/openapi

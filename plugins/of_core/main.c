@@ -1,6 +1,7 @@
 /* plugins/of_core/main.c - kytos/of_core: settings, init, stop (the
  * contract is in of_core.h). */
 #include "of_core.h"
+#include "../common/settings.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,16 +34,6 @@ void ofc_publish(struct ofcore *oc, const char *name, struct json_object *conten
     napp_evq_publish(oc->napp, &q, 0, true);
 }
 
-static char *errdup(const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    char *s = kytos_malloc(n);
-
-    if (s)
-        memcpy(s, msg, n);
-    return s;
-}
-
 /* A duration setting in seconds (integer or fractional) -> ms in *out. */
 static bool seconds_setting(struct json_object *st, const char *key, double lo, double hi,
                             bool zero_ok, int64_t *out, char **errmsg)
@@ -58,7 +49,7 @@ static bool seconds_setting(struct json_object *st, const char *key, double lo, 
         !isfinite(d) || ((d < lo || d > hi) && !(zero_ok && d == 0))) {
         snprintf(buf, sizeof(buf), "of_core: %s must be a number of seconds from %g to %g%s", key,
                  lo, hi, zero_ok ? " (or 0)" : "");
-        *errmsg = errdup(buf);
+        *errmsg = napp_errdup(buf);
         return false;
     }
     *out = (int64_t)llround(d * 1000.0);
@@ -83,7 +74,7 @@ static int ofcore_init(kytos_napp *napp, char **errmsg)
 
     *errmsg = NULL;
     if (!oc) {
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     oc->napp = napp;
@@ -98,7 +89,7 @@ static int ofcore_init(kytos_napp *napp, char **errmsg)
         return KYTOS_EINVAL;
     }
     if (!KYTOS_API_HAS(conn_handle)) {
-        *errmsg = errdup("of_core: the host has no southbound server (ABI 1.4 needed)");
+        *errmsg = napp_errdup("of_core: the host has no southbound server (ABI 1.4 needed)");
         ofcore_free(oc);
         return KYTOS_EUNAVAIL;
     }
@@ -114,7 +105,7 @@ static int ofcore_init(kytos_napp *napp, char **errmsg)
     if (rc == KYTOS_OK)
         rc = ofc_conn_register(oc);
     if (rc != KYTOS_OK) {
-        *errmsg = errdup("of_core: cannot register its subscriptions, timers or connection handler");
+        *errmsg = napp_errdup("of_core: cannot register its subscriptions, timers or connection handler");
         kytos_napp_set_data(napp, NULL);
         ofcore_free(oc);
         return rc;

@@ -1,7 +1,8 @@
 # kytos/of_l2ls NApp, Kytos' L2 learning switch (plugins/of_l2ls/main.c describes it).
 napps_LTLIBRARIES += plugins/of_l2ls.la
 plugins_of_l2ls_la_SOURCES = plugins/of_l2ls/main.c \
-	plugins/of_l2ls/mac_table.c plugins/of_l2ls/mac_table.h
+	plugins/of_l2ls/mac_table.c plugins/of_l2ls/mac_table.h \
+	plugins/common/settings.c plugins/common/settings.h
 plugins_of_l2ls_la_CFLAGS = $(NAPP_CC)
 plugins_of_l2ls_la_LDFLAGS = $(NAPP_LINK)
 plugins_of_l2ls_la_LIBADD = $(JSONC_LIBS)

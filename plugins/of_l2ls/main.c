@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "mac_table.h"
+#include "../common/settings.h"
 
 #define OFPP_FLOOD 0xfffffffbU
 #define OFPP_CONTROLLER 0xfffffffdU
@@ -63,16 +64,6 @@ struct l2ls {
 };
 
 static const uint64_t lldp_macs[] = {0x0180c200000eULL, 0x0180c2000003ULL, 0x0180c2000000ULL};
-
-static char *errdup(const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    char *s = kytos_malloc(n);
-
-    if (s)
-        memcpy(s, msg, n);
-    return s;
-}
 
 static void publish(struct l2ls *l, const char *name, struct json_object *content)
 {
@@ -373,25 +364,6 @@ static int on_interfaces(kytos_napp *napp, const kytos_event *ev, void *ud)
     return KYTOS_OK;
 }
 
-static int int_setting(struct json_object *st, const char *key, int64_t lo, int64_t hi,
-                       int64_t *out, char **errmsg)
-{
-    struct json_object *v;
-    char msg[160];
-
-    if (!json_object_object_get_ex(st, key, &v))
-        return 0;
-    if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < lo ||
-        json_object_get_int64(v) > hi) {
-        snprintf(msg, sizeof msg, "of_l2ls setting %s must be an integer in %lld..%lld", key,
-                 (long long)lo, (long long)hi);
-        *errmsg = errdup(msg);
-        return -1;
-    }
-    *out = json_object_get_int64(v);
-    return 0;
-}
-
 static void l2ls_release(kytos_napp *napp, void *data)
 {
     struct l2ls *l = data;
@@ -422,17 +394,17 @@ static int l2ls_init(kytos_napp *napp, char **errmsg)
     int rc;
 
     if (!l) {
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     l->napp = napp;
     l->priority = 10;
     pthread_mutex_init(&l->mu, NULL);
     kytos_napp_set_data_full(napp, l, l2ls_release);
-    if (int_setting(st, "flow_priority", 0, 65535, &l->priority, errmsg) < 0 ||
-        int_setting(st, "table_id", 0, 254, &l->table_id, errmsg) < 0 ||
-        int_setting(st, "max_macs", 1, 1 << 24, &max_macs, errmsg) < 0 ||
-        int_setting(st, "max_switches", 1, 1 << 20, &max_switches, errmsg) < 0)
+    if (napp_int_setting(st, "of_l2ls", "flow_priority", 0, 65535, &l->priority, errmsg) < 0 ||
+        napp_int_setting(st, "of_l2ls", "table_id", 0, 254, &l->table_id, errmsg) < 0 ||
+        napp_int_setting(st, "of_l2ls", "max_macs", 1, 1 << 24, &max_macs, errmsg) < 0 ||
+        napp_int_setting(st, "of_l2ls", "max_switches", 1, 1 << 20, &max_switches, errmsg) < 0)
         return KYTOS_EINVAL;
     l2_tables_init(&l->tables, (size_t)max_switches, (size_t)max_macs);
     /* direct: on of_core's thread, the packet-out written before the next read */
@@ -446,7 +418,7 @@ static int l2ls_init(kytos_napp *napp, char **errmsg)
                        "kytos/of_core\\.switch\\.(interfaces\\.created|interface\\.(created|modified))",
                        on_interfaces, "dynamic_single");
     if (rc != KYTOS_OK) {
-        *errmsg = errdup("of_l2ls: subscribing failed");
+        *errmsg = napp_errdup("of_l2ls: subscribing failed");
         return rc;
     }
     return KYTOS_OK;

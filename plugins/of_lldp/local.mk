@@ -5,7 +5,7 @@ plugins_of_lldp_la_SOURCES = \
 	plugins/of_lldp/main.c plugins/of_lldp/lldp.h $(LLDP_FRAME_SOURCES) \
 	plugins/of_lldp/topo_view.c plugins/of_lldp/punt.c plugins/of_lldp/send.c \
 	plugins/of_lldp/receive.c plugins/of_lldp/liveness.c plugins/of_lldp/loops.c \
-	plugins/of_lldp/rest.c
+	plugins/of_lldp/rest.c plugins/common/settings.c plugins/common/settings.h
 nodist_plugins_of_lldp_la_SOURCES = plugins/of_lldp/openapi_spec.c
 plugins_of_lldp_la_CFLAGS = $(NAPP_CC)
 plugins_of_lldp_la_LDFLAGS = $(NAPP_LINK)

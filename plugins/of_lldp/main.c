@@ -34,6 +34,7 @@
  *                                      used also once per run for a switch
  *                                      whose flow outlived a restart */
 #include "lldp.h"
+#include "../common/settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,50 +75,20 @@ void lldp_publish(struct lldp *l, const char *name, struct json_object *content)
                   kytos_strerror(rc));
 }
 
-static char *errdup(const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    char *s = kytos_malloc(n);
-
-    if (s)
-        memcpy(s, msg, n);
-    return s;
-}
-
-/* An integer setting in [lo, hi]; absent leaves *out. */
-static int int_setting(struct json_object *st, const char *key, int64_t lo, int64_t hi,
-                       int64_t *out, char **errmsg)
-{
-    struct json_object *v;
-    char msg[160];
-
-    if (!json_object_object_get_ex(st, key, &v))
-        return 0;
-    if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < lo ||
-        json_object_get_int64(v) > hi) {
-        snprintf(msg, sizeof msg, "of_lldp setting %s must be an integer in %lld..%lld", key,
-                 (long long)lo, (long long)hi);
-        *errmsg = errdup(msg);
-        return -1;
-    }
-    *out = json_object_get_int64(v);
-    return 0;
-}
-
 static int read_settings(struct lldp *l, char **errmsg)
 {
     struct json_object *st = kytos_napp_settings(l->napp), *v;
     int64_t polling = 3, vid = 3799, prio = 50000, dead = 5, hellos = 2, loop_dead = 5,
             retries = 3, retry_ms = 3000;
 
-    if (int_setting(st, "polling_time", 1, 3600, &polling, errmsg) < 0 ||
-        int_setting(st, "flow_vlan_vid", 1, 4094, &vid, errmsg) < 0 ||
-        int_setting(st, "flow_priority", 0, 65535, &prio, errmsg) < 0 ||
-        int_setting(st, "liveness_dead_multiplier", 1, 1000, &dead, errmsg) < 0 ||
-        int_setting(st, "liveness_min_hellos_up", 1, 1000, &hellos, errmsg) < 0 ||
-        int_setting(st, "lldp_loop_dead_multiplier", 1, 1000, &loop_dead, errmsg) < 0 ||
-        int_setting(st, "flow_retries", 1, 10, &retries, errmsg) < 0 ||
-        int_setting(st, "flow_retry_ms", 0, 60000, &retry_ms, errmsg) < 0)
+    if (napp_int_setting(st, "of_lldp", "polling_time", 1, 3600, &polling, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "flow_vlan_vid", 1, 4094, &vid, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "flow_priority", 0, 65535, &prio, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "liveness_dead_multiplier", 1, 1000, &dead, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "liveness_min_hellos_up", 1, 1000, &hellos, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "lldp_loop_dead_multiplier", 1, 1000, &loop_dead, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "flow_retries", 1, 10, &retries, errmsg) < 0 ||
+        napp_int_setting(st, "of_lldp", "flow_retry_ms", 0, 60000, &retry_ms, errmsg) < 0)
         return -1;
     atomic_store(&l->polling_time, (int)polling);
     l->vlan = (unsigned)vid;
@@ -131,7 +102,7 @@ static int read_settings(struct lldp *l, char **errmsg)
     l->loop_log = true;
     if (json_object_object_get_ex(st, "lldp_loop_actions", &v)) {
         if (!json_object_is_type(v, json_type_array)) {
-            *errmsg = errdup("of_lldp setting lldp_loop_actions must be a list");
+            *errmsg = napp_errdup("of_lldp setting lldp_loop_actions must be a list");
             return -1;
         }
         l->loop_log = false;
@@ -143,7 +114,7 @@ static int read_settings(struct lldp *l, char **errmsg)
     }
     if (json_object_object_get_ex(st, "lldp_ignored_loops", &v)) {
         if (!json_object_is_type(v, json_type_object)) {
-            *errmsg = errdup("of_lldp setting lldp_ignored_loops must be an object");
+            *errmsg = napp_errdup("of_lldp setting lldp_ignored_loops must be an object");
             return -1;
         }
         l->ignored_loops = json_object_get(v);
@@ -215,7 +186,7 @@ static int lldp_init(kytos_napp *napp, char **errmsg)
     int rc;
 
     if (!l) {
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     l->napp = napp;
@@ -236,7 +207,7 @@ static int lldp_init(kytos_napp *napp, char **errmsg)
         rc = subscribe(l, "kytos/of_core\\.v0x04\\.messages\\.in\\.ofpt_packet_in",
                        lldp_on_packet_in, NULL);
     if (rc != KYTOS_OK) {
-        *errmsg = errdup("of_lldp: registering routes or subscriptions failed");
+        *errmsg = napp_errdup("of_lldp: registering routes or subscriptions failed");
         return rc;
     }
     return KYTOS_OK;

@@ -5,6 +5,7 @@ plugins_simnet_la_SOURCES = \
 	plugins/simnet/net.c plugins/simnet/publish.c plugins/simnet/flows.c \
 	plugins/simnet/rest.c plugins/simnet/pyrand.c plugins/simnet/pyrand.h \
 	plugins/common/evq.c plugins/common/evq.h \
+	plugins/common/settings.c plugins/common/settings.h \
 	plugins/topology/linkid.c plugins/topology/linkid.h \
 	plugins/topology/pyfloat.c plugins/topology/pyfloat.h
 nodist_plugins_simnet_la_SOURCES = plugins/simnet/openapi_spec.c

@@ -1,6 +1,7 @@
 /* plugins/simnet/main.c - kytos/simnet: settings, start (the whole network
  * is announced once every NApp has subscribed), stop.  See simnet.h. */
 #include "simnet.h"
+#include "../common/settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,16 +9,6 @@
 
 extern const char simnet_openapi[];
 extern const size_t simnet_openapi_len;
-
-static char *errdup(const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    char *s = kytos_malloc(n);
-
-    if (s)
-        memcpy(s, msg, n);
-    return s;
-}
 
 static bool int_setting(struct json_object *st, const char *key, int64_t lo, int64_t hi,
                         int64_t *out, char **errmsg)
@@ -31,7 +22,7 @@ static bool int_setting(struct json_object *st, const char *key, int64_t lo, int
         json_object_get_int64(v) > hi) {
         snprintf(buf, sizeof(buf), "simnet: %s must be an integer from %lld to %lld", key,
                  (long long)lo, (long long)hi);
-        *errmsg = errdup(buf);
+        *errmsg = napp_errdup(buf);
         return false;
     }
     *out = json_object_get_int64(v);
@@ -54,7 +45,7 @@ static int read_settings(struct simnet *s, int64_t *n, int64_t *hosts, int64_t *
         else if (strcmp(shape, "mesh") == 0)
             s->shape = SIM_MESH;
         else {
-            *errmsg = errdup("simnet: shape must be \"ring\", \"linear\" or \"mesh\"");
+            *errmsg = napp_errdup("simnet: shape must be \"ring\", \"linear\" or \"mesh\"");
             return KYTOS_EINVAL;
         }
     }
@@ -62,7 +53,7 @@ static int read_settings(struct simnet *s, int64_t *n, int64_t *hosts, int64_t *
     if (json_object_object_get_ex(st, "ovs_version", &v)) {
         if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
             json_object_get_string_len(v) >= (int)sizeof(s->software)) {
-            *errmsg = errdup("simnet: ovs_version must be a short string");
+            *errmsg = napp_errdup("simnet: ovs_version must be a short string");
             return KYTOS_EINVAL;
         }
         snprintf(s->software, sizeof(s->software), "%s", json_object_get_string(v));
@@ -100,7 +91,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
 
     *errmsg = NULL;
     if (!s) {
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     s->napp = napp;
@@ -111,7 +102,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
         pyrand_seed(&s->rng, (uint64_t)seed);
         rc = sim_build(s, (unsigned)n, (int)hosts, &err);
         if (rc != KYTOS_OK)
-            *errmsg = errdup(err);
+            *errmsg = napp_errdup(err);
     }
     if (rc == KYTOS_OK)
         rc = sim_routes_register(s);
@@ -121,7 +112,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
         rc = kytos_timer_add(napp, s->flow_stats_interval * 1000u, sim_flow_stats_tick, s);
     if (rc != KYTOS_OK) {
         if (!*errmsg)
-            *errmsg = errdup("simnet: cannot register routes, subscriptions or timers");
+            *errmsg = napp_errdup("simnet: cannot register routes, subscriptions or timers");
         simnet_free(s);
         return rc;
     }

@@ -7,6 +7,7 @@ plugins_topology_la_SOURCES = \
 	plugins/topology/persist.c plugins/topology/retry.c \
 	plugins/common/retry_interval.c plugins/common/retry_interval.h \
 	plugins/common/evq.c plugins/common/evq.h \
+	plugins/common/settings.c plugins/common/settings.h \
 	plugins/topology/events.c plugins/topology/rest_util.c plugins/topology/rest_get.c \
 	plugins/topology/rest_switch.c plugins/topology/rest_intf.c plugins/topology/rest_link.c \
 	plugins/topology/tags.c plugins/topology/rest_tags.c \

@@ -29,6 +29,7 @@
  *                                     "port_description": {"alias", "mac", "state"}}
  */
 #include "topo.h"
+#include "../common/settings.h"
 #include "../common/retry_interval.h"
 
 #include <math.h>
@@ -37,16 +38,6 @@
 
 extern const char topology_openapi[];
 extern const size_t topology_openapi_len;
-
-static char *errdup(const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    char *s = kytos_malloc(n);
-
-    if (s)
-        memcpy(s, msg, n);
-    return s;
-}
 
 static int read_settings(struct topo *t, char **errmsg)
 {
@@ -57,19 +48,19 @@ static int read_settings(struct topo *t, char **errmsg)
     if (json_object_object_get_ex(st, "link_up_timer", &v)) {
         double secs;
         if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
-            *errmsg = errdup("link_up_timer must be a number of seconds");
+            *errmsg = napp_errdup("link_up_timer must be a number of seconds");
             return KYTOS_EINVAL;
         }
         secs = json_object_get_double(v);
         if (!isfinite(secs) || secs < 0 || secs > 86400) {
-            *errmsg = errdup("link_up_timer must be between 0 and 86400 seconds");
+            *errmsg = napp_errdup("link_up_timer must be between 0 and 86400 seconds");
             return KYTOS_EINVAL;
         }
         t->link_up_timer_ms = (int64_t)(secs * 1000.0 + 0.5);
     }
     if (json_object_object_get_ex(st, "enable_entities_by_default", &v)) {
         if (!json_object_is_type(v, json_type_boolean)) {
-            *errmsg = errdup("enable_entities_by_default must be true or false");
+            *errmsg = napp_errdup("enable_entities_by_default must be true or false");
             return KYTOS_EINVAL;
         }
         t->enable_by_default = json_object_get_boolean(v);
@@ -100,7 +91,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     int rc;
 
     if (!t) {
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     t->napp = napp;
@@ -115,7 +106,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     t->failed_links = json_object_new_object();
     if (!t->failed_switches || !t->failed_links) {
         topo_free(t);
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
     rc = read_settings(t, errmsg);
@@ -127,7 +118,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     }
     if (!topo_snapshot_rebuild(t)) {
         topo_free(t);
-        *errmsg = errdup("out of memory");
+        *errmsg = napp_errdup("out of memory");
         return KYTOS_ENOMEM;
     }
 
@@ -149,7 +140,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
                              topo_linkstate_tick, t);
     if (rc != KYTOS_OK) {
         topo_free(t);
-        *errmsg = errdup("cannot register routes, subscriptions or timers");
+        *errmsg = napp_errdup("cannot register routes, subscriptions or timers");
         return rc;
     }
     kytos_napp_set_data(napp, t);
