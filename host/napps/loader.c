@@ -3,6 +3,7 @@
 #include "core/hostimpl.h"
 #include "events/eventbus.h"
 #include "southbound/southbound.h"
+#include "util/base.h"
 #include "util/log.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -38,13 +39,6 @@ struct candidate {
 
 static void record_set(kh_host *h, const char *file, const char *id, const char *version,
                        const char *state, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- kytos_napp basics ---- */
 
@@ -429,7 +423,7 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
     char copy[PATH_MAX + 160];
     const struct kytos_napp_desc *d;
     const struct kytos_napp_ui *ui;
-    int64_t t0 = mono_ns();
+    int64_t t0 = kh_mono_ns();
     int copied;
 
     memset(c, 0, sizeof *c);
@@ -512,7 +506,7 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
         }
     }
     c->desc = d;
-    c->open_ns = mono_ns() - t0;
+    c->open_ns = kh_mono_ns() - t0;
     c->file = strdup(file);
     snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
     return 0;
@@ -605,7 +599,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
     kytos_napp *n = calloc(1, sizeof *n);
     char err[512] = "";
     char *errmsg = NULL;
-    int64_t t0 = mono_ns();
+    int64_t t0 = kh_mono_ns();
     double load_ms;
     int rc;
 
@@ -660,7 +654,7 @@ static int init_candidate(kh_host *h, struct candidate *c, kytos_napp *old)
         return rc;
     }
     free(errmsg);
-    load_ms = (double)(c->open_ns + (mono_ns() - t0)) / 1e6;
+    load_ms = (double)(c->open_ns + (kh_mono_ns() - t0)) / 1e6;
 
     /* live: put it in the registry where the old version was, or at the end */
     pthread_mutex_lock(&h->reg_mu);

@@ -236,6 +236,7 @@ static int stored_read(struct fm_ctx *ctx, const char *dpid, struct stored *s)
 {
     struct json_object *filter = json_object_new_object(), *doc;
     struct kytos_error err = {0};
+    int rc;
     kytos_cursor *cur = NULL;
 
     s->by_flow_id = json_object_new_object();
@@ -251,7 +252,7 @@ static int stored_read(struct fm_ctx *ctx, const char *dpid, struct stored *s)
         return -1;
     }
     json_object_put(filter);
-    while (kytos_cursor_next(cur, &doc, &err) == 1) {
+    while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
         const char *fid = json_object_get_string(json_object_object_get(doc, "flow_id"));
         const char *mid = json_object_get_string(json_object_object_get(doc, "_id"));
         const char *state = json_object_get_string(json_object_object_get(doc, "state"));
@@ -268,6 +269,13 @@ static int stored_read(struct fm_ctx *ctx, const char *dpid, struct stored *s)
         json_object_put(doc);
     }
     kytos_cursor_free(cur);
+    /* a read that failed partway leaves stored flows out: judged on it,
+     * the alien half would delete them from the switch */
+    if (rc < 0) {
+        kytos_log(ctx->napp, KYTOS_LOG_WARNING, "consistency check of %s: %s", dpid,
+                  err.message);
+        return -1;
+    }
     return 0;
 }
 

@@ -113,6 +113,12 @@ struct me_evc **me_evc_select_locked(struct me *me, bool (*keep)(const struct me
     return all;
 }
 
+bool me_evc_scheduled(const struct me_evc *e)
+{
+    struct json_object *v = json_object_object_get(e->doc, "circuit_scheduler");
+    return json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0;
+}
+
 void me_evc_release_all(struct me_evc **list)
 {
     size_t i;

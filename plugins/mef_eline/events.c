@@ -73,7 +73,7 @@ static void on_link_up(struct me *me)
         struct me_evc *e = list[i];
         bool scheduled;
         pthread_mutex_lock(&e->lock);
-        scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+        scheduled = me_evc_scheduled(e);
         if (!e->archived && e->enabled && !e->active && !scheduled && me_deploy(me, e, NULL, 0)) {
             me_publish(me, "redeployed_link_up", e);
             me_evc_save(me, e);
@@ -124,7 +124,7 @@ static void consistency(kytos_napp *napp, void *ud)
         struct me_evc *e = list[i];
         bool scheduled;
         pthread_mutex_lock(&e->lock);
-        scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+        scheduled = me_evc_scheduled(e);
         if (e->archived || !e->enabled || scheduled) {
             pthread_mutex_unlock(&e->lock);
             continue;

@@ -72,7 +72,7 @@ static bool select_on_link(const struct me_evc *e, void *m)
 static bool stale(const struct me_evc *e, const struct move *m)
 {
     return !e->archived && e->enabled && e->active && e->current.n &&
-           json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) == 0 &&
+           !me_evc_scheduled(e) &&
            !me_path_up(&e->current, m->snap);
 }
 

@@ -26,7 +26,8 @@ void me_listing_set(struct me *me, struct me_evc *e)
     size_t n = 0;
 
     /* the stored document's key, not a field the listing shows */
-    json_object_object_del(e->doc, "_id");
+    if (e->doc)
+        json_object_object_del(e->doc, "_id");
     if (!e->archived && e->doc) {
         if ((t = json_object_to_json_string_length(e->doc, LISTING_FLAGS, &n)) &&
             (copy = malloc(n + 1)))

@@ -208,6 +208,8 @@ struct me_evc **me_evc_select(struct me *me, bool (*keep)(const struct me_evc *,
 struct me_evc **me_evc_select_locked(struct me *me, bool (*keep)(const struct me_evc *, void *),
                                      void *ud);
 void me_evc_release_all(struct me_evc **list);
+/* Whether e has a circuit_scheduler job (its document may lack the list). */
+bool me_evc_scheduled(const struct me_evc *e);
 struct me_evc *me_evc_new(const char *id);   /* refs = 1 */
 /* Fill runtime fields from e->doc (UNIs, tags, paths, flags).  0 or -1 err. */
 int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t errlen);

@@ -396,7 +396,7 @@ static int h_create(kytos_req *req, void *ud)
     pthread_mutex_unlock(&me->lock);
 
     /* 7. deploy now unless scheduled, store, notify */
-    scheduled = json_object_array_length(json_object_object_get(e->doc, "circuit_scheduler")) > 0;
+    scheduled = me_evc_scheduled(e);
     if (!scheduled && e->enabled)
         deployed = me_deploy(me, e, NULL, 0);
     if (me_evc_sync(me, e) != KYTOS_OK) {

@@ -92,8 +92,11 @@ static void refresh_fm(struct l2ls *l)
         json_object_object_get_ex(js, "napps", &napps) && json_object_is_type(napps, json_type_array))
         for (size_t i = 0; i < json_object_array_length(napps); i++) {
             struct json_object *p = json_object_array_get_idx(napps, i);
-            const char *u = json_object_get_string(json_object_array_get_idx(p, 0));
-            const char *n = json_object_get_string(json_object_array_get_idx(p, 1));
+            const char *u, *n;
+            if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) < 2)
+                continue;
+            u = json_object_get_string(json_object_array_get_idx(p, 0));
+            n = json_object_get_string(json_object_array_get_idx(p, 1));
             found |= u && n && strcmp(u, "kytos") == 0 && strcmp(n, "flow_manager") == 0;
         }
     kytos_response_free(r);
