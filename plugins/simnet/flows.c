@@ -82,24 +82,77 @@ struct entry {
     struct json_object *match;
 };
 
-static bool same_entry(const struct sim_flow *f, const struct entry *e)
+static bool empty_match(struct json_object *m)
 {
-    return f->key == e->key && f->table_id == e->table_id && f->priority == e->priority &&
-           match_equal(match_of(f->flow), e->match);
+    return !m || json_object_object_length(m) == 0;
 }
 
-static bool cookie_ok(struct json_object *flow, struct json_object *req)
+/* The table keeps text; a comparison that needs the match parses it. */
+static struct json_object *parse_flow(const struct sim_flow *f)
+{
+    return json_tokener_parse(f->text);
+}
+
+static bool same_entry(const struct sim_flow *f, const struct entry *e)
+{
+    struct json_object *flow;
+    bool same;
+
+    if (f->key != e->key || f->table_id != e->table_id || f->priority != e->priority)
+        return false;
+    if (f->match_empty || empty_match(e->match))
+        return f->match_empty && empty_match(e->match);
+    flow = parse_flow(f);
+    same = flow && match_equal(match_of(flow), e->match);
+    json_object_put(flow);
+    return same;
+}
+
+/* Non-strict commands: f's match has every field of want. */
+static bool covers(const struct sim_flow *f, struct json_object *want)
+{
+    struct json_object *flow;
+    bool yes;
+
+    if (empty_match(want))
+        return true;
+    if (f->match_empty)
+        return false;
+    flow = parse_flow(f);
+    yes = flow && match_covers(match_of(flow), want);
+    json_object_put(flow);
+    return yes;
+}
+
+static bool cookie_ok(const struct sim_flow *f, struct json_object *req)
 {
     uint64_t mask = num(req, "cookie_mask", 0);
 
-    return mask == 0 || (num(flow, "cookie", 0) & mask) == (num(req, "cookie", 0) & mask);
+    return mask == 0 || (f->cookie & mask) == (num(req, "cookie", 0) & mask);
 }
 
-static bool table_ok(struct json_object *flow, struct json_object *req)
+static bool table_ok(const struct sim_flow *f, struct json_object *req)
 {
     uint64_t t = num(req, "table_id", 255);
 
-    return t == 255 || num(flow, "table_id", 0) == t;
+    return t == 255 || f->table_id == t;
+}
+
+/* f holds flow (a tree nobody else reads: serialising caches text in it)
+ * from now on; false when out of memory (f unchanged). */
+static bool flow_set(struct sim_flow *f, struct json_object *flow)
+{
+    const char *t = json_object_to_json_string_ext(flow, JSON_C_TO_STRING_PLAIN |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *copy = t ? strdup(t) : NULL;
+
+    if (!copy)
+        return false;
+    free(f->text);
+    f->text = copy;
+    f->cookie = num(flow, "cookie", 0);
+    f->match_empty = empty_match(match_of(flow));
+    return true;
 }
 
 static void copy_actions(struct json_object *dst, struct json_object *src)
@@ -112,6 +165,18 @@ static void copy_actions(struct json_object *dst, struct json_object *src)
         if (v && json_object_deep_copy(v, &c, NULL) == 0)
             json_object_object_add(dst, keys[i], c);
     }
+}
+
+/* modify[_strict]: req's instructions/actions into f */
+static void modify(struct sim_flow *f, struct json_object *req)
+{
+    struct json_object *flow = parse_flow(f);
+
+    if (!flow)
+        return;
+    copy_actions(flow, req);
+    flow_set(f, flow);
+    json_object_put(flow);
 }
 
 /* ---- the flow table: install-order list + hash on (table_id, priority, match) ----
@@ -215,7 +280,7 @@ static bool tab_grow(struct sim_flowtab *t)
     return true;
 }
 
-/* Append a flow (owned by the table from now on); false when out of memory. */
+/* Append flow (kept as text; see flow_set); false when out of memory. */
 static bool tab_append(struct sim_flowtab *t, struct json_object *flow, const struct entry *e)
 {
     struct sim_flow *f;
@@ -223,7 +288,10 @@ static bool tab_append(struct sim_flowtab *t, struct json_object *flow, const st
 
     if ((t->n >= t->nbuckets && !tab_grow(t)) || !(f = calloc(1, sizeof(*f))))
         return false;
-    f->flow = flow;
+    if (!flow_set(f, flow)) {
+        free(f);
+        return false;
+    }
     f->key = e->key;
     f->table_id = e->table_id;
     f->priority = e->priority;
@@ -256,7 +324,7 @@ static void tab_remove(struct sim_flowtab *t, struct sim_flow *f)
     else
         t->tail = f->prev;
     t->n--;
-    json_object_put(f->flow);
+    free(f->text);
     free(f);
 }
 
@@ -281,7 +349,7 @@ void sim_flowtab_clear(struct sim_flowtab *t)
 
     while (f) {
         struct sim_flow *next = f->next;
-        json_object_put(f->flow);
+        free(f->text);
         free(f);
         f = next;
     }
@@ -296,8 +364,8 @@ struct json_object *sim_flowtab_json(const struct sim_flowtab *t)
     if (!arr)
         return NULL;
     for (struct sim_flow *f = t->head; f; f = f->next) {
-        struct json_object *c = NULL;
-        if (json_object_deep_copy(f->flow, &c, NULL) != 0 || json_object_array_add(arr, c) != 0) {
+        struct json_object *c = parse_flow(f);
+        if (!c || json_object_array_add(arr, c) != 0) {
             json_object_put(c);
             json_object_put(arr);
             return NULL;
@@ -310,9 +378,13 @@ struct json_object *sim_flowtab_json(const struct sim_flowtab *t)
  * match); an add keeps at most one such flow, so a handful is plenty. */
 #define STRICT_MAX 16
 
+struct json_object *sim_flow_json(const struct sim_flow *f)
+{
+    return parse_flow(f);
+}
+
 /* own: flow is the caller's alone (the event's content, taken), so an add
- * keeps it instead of a copy; the caller then drops its own reference
- * under the lock. */
+ * serialises it without a copy. */
 static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow, bool own)
 {
     struct sim_flowtab *t = &sw->flows;
@@ -332,23 +404,22 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
         else if (json_object_deep_copy(flow, &copy, NULL) != 0)
             return;
         if (n) {
-            /* replace in place, keeping the position (and the copy as given) */
-            json_object_put(hit[0]->flow);
-            hit[0]->flow = copy;
+            /* replace in place, keeping the position (and the flow as given) */
+            flow_set(hit[0], copy);
         } else {
             json_object_object_del(copy, "cookie_mask");
-            if (!tab_append(t, copy, &e))
-                json_object_put(copy);
+            tab_append(t, copy, &e);
         }
+        json_object_put(copy);
         break;
     case CMD_MODIFY_STRICT:
         for (size_t k = 0; k < n; k++)
-            if (cookie_ok(hit[k]->flow, flow) && table_ok(hit[k]->flow, flow))
-                copy_actions(hit[k]->flow, flow);
+            if (cookie_ok(hit[k], flow) && table_ok(hit[k], flow))
+                modify(hit[k], flow);
         break;
     case CMD_DELETE_STRICT:
         for (size_t k = 0; k < n; k++)
-            if (cookie_ok(hit[k]->flow, flow))
+            if (cookie_ok(hit[k], flow))
                 tab_remove(t, hit[k]);
         break;
     case CMD_MODIFY:
@@ -356,11 +427,10 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
         /* non-strict: any flow whose match covers the given one, so a scan */
         for (f = t->head; f; f = next) {
             next = f->next;
-            if (!cookie_ok(f->flow, flow) || !table_ok(f->flow, flow) ||
-                !match_covers(match_of(f->flow), match_of(flow)))
+            if (!cookie_ok(f, flow) || !table_ok(f, flow) || !covers(f, match_of(flow)))
                 continue;
             if (cmd == CMD_MODIFY)
-                copy_actions(f->flow, flow);
+                modify(f, flow);
             else
                 tab_remove(t, f);
         }
@@ -452,9 +522,17 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
             return;
         }
         apply(sw, cmd, flow, own);
-        if (own)
-            json_object_object_del(c, "flow");   /* the table's alone now */
     }
+}
+
+bool sim_flow_restore(struct sim_switch *sw, struct json_object *flow)
+{
+    struct json_object *m = field(flow, "match");
+
+    if (!json_object_is_type(flow, json_type_object) || (m && !json_object_is_type(m, json_type_object)))
+        return false;
+    apply(sw, CMD_ADD, flow, true);
+    return true;
 }
 
 static int on_flow_manager(kytos_napp *napp, const kytos_event *ev, void *ud)
@@ -517,8 +595,8 @@ size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q)
             continue;
         }
         for (struct sim_flow *fl = sw->flows.head; fl; fl = fl->next) {
-            struct json_object *f = NULL, *stats = json_object_new_object();
-            if (json_object_deep_copy(fl->flow, &f, NULL) != 0) {
+            struct json_object *f = parse_flow(fl), *stats = json_object_new_object();
+            if (!f) {
                 json_object_put(stats);
                 continue;
             }

@@ -2,7 +2,7 @@
 napps_LTLIBRARIES += plugins/simnet.la
 plugins_simnet_la_SOURCES = \
 	plugins/simnet/main.c plugins/simnet/simnet.h \
-	plugins/simnet/net.c plugins/simnet/publish.c plugins/simnet/flows.c \
+	plugins/simnet/net.c plugins/simnet/publish.c plugins/simnet/flows.c plugins/simnet/persist.c \
 	plugins/simnet/rest.c plugins/simnet/pyrand.c plugins/simnet/pyrand.h \
 	plugins/common/evq.c plugins/common/evq.h \
 	plugins/common/settings.c plugins/common/settings.h \
@@ -21,5 +21,5 @@ EXTRA_DIST += plugins/simnet/openapi.yml
 check_PROGRAMS += tests/napps/test_simnet
 TESTS += tests/napps/test_simnet
 tests_napps_test_simnet_SOURCES = tests/napps/test_simnet.c
-tests_napps_test_simnet_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
-tests_napps_test_simnet_LDADD = libkytos-test.la $(TEST_LIBS)
+tests_napps_test_simnet_CFLAGS = $(TEST_CC) $(SQLITE_CFLAGS) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
+tests_napps_test_simnet_LDADD = libkytos-test.la $(TEST_LIBS) $(SQLITE_LIBS)

@@ -69,6 +69,14 @@ static int read_settings(struct simnet *s, int64_t *n, int64_t *hosts, int64_t *
         !int_setting(st, "flow_stats_interval", 0, 86400, &interval, errmsg))
         return KYTOS_EINVAL;
     s->flow_stats_interval = (unsigned)interval;
+    s->keep_flows = true;
+    if (json_object_object_get_ex(st, "keep_flows", &v)) {
+        if (!json_object_is_type(v, json_type_boolean)) {
+            *errmsg = napp_errdup("simnet: keep_flows must be true or false");
+            return KYTOS_EINVAL;
+        }
+        s->keep_flows = json_object_get_boolean(v);
+    }
     return KYTOS_OK;
 }
 
@@ -103,6 +111,8 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
         rc = sim_build(s, (unsigned)n, (int)hosts, &err);
         if (rc != KYTOS_OK)
             *errmsg = napp_errdup(err);
+        else
+            sim_flows_load(s);
     }
     if (rc == KYTOS_OK)
         rc = sim_routes_register(s);
@@ -140,6 +150,9 @@ static void simnet_stop(kytos_napp *napp)
 {
     struct simnet *s = kytos_napp_data(napp);
 
+    pthread_mutex_lock(&s->lock);
+    sim_flows_save(s);
+    pthread_mutex_unlock(&s->lock);
     kytos_napp_set_data(napp, NULL);
     simnet_free(s);
 }

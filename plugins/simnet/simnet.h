@@ -77,6 +77,11 @@
  *                                        1 elsewhere, as gen_topology.py
  *   seed = 1, ovs_version = "3.1.0"      MACs/TCP ports, "software"
  *   flow_stats_interval = 60             seconds, 0 = never
+ *   keep_flows = true                    the switches keep their flow tables
+ *                                        across a restart of kytosd, as real
+ *                                        switches do when their controller
+ *                                        restarts (persist.c); false: every
+ *                                        start begins with empty tables
  * The default is the 3-switch ring of ../shared/fixtures/gen_topology.py,
  * with its dpids, ports, names, MACs, connection ports and link ids.
  */
@@ -110,9 +115,13 @@ struct sim_port {
 
 /* One installed flow (its dict as the FlowMod gave it). */
 struct sim_flow {
-    struct json_object *flow;
+    char *text;                      /* the flow dict as JSON text: a json-c tree
+                                      * costs ~10x its text, and a switch holds
+                                      * tens of thousands of flows */
     uint64_t key;                    /* hash of (table_id, priority, match) */
     uint64_t table_id, priority;     /* the flow's, with their defaults */
+    uint64_t cookie;                 /* the flow's, 0 when absent */
+    bool match_empty;                /* no match, or {} */
     struct sim_flow *prev, *next;    /* install order */
     struct sim_flow *chain;          /* next in the same bucket */
 };
@@ -135,6 +144,7 @@ struct sim_switch {
     size_t n_ports, cap_ports;
     uint32_t next_port;
     struct sim_flowtab flows;
+    unsigned saved_parts;            /* documents of this table in the store (persist.c) */
     int64_t connected_at;            /* seconds, for duration_sec */
 };
 
@@ -157,6 +167,7 @@ struct simnet {
     enum sim_shape shape;
     char software[64];
     unsigned flow_stats_interval;
+    bool keep_flows;                 /* flow tables survive a restart (persist.c) */
     bool stats_ticked;
 };
 
@@ -195,12 +206,29 @@ void sim_ev_conn_lost(struct napp_evq *q, const struct sim_switch *sw);
 
 /* ---- flows.c ---- */
 int sim_flows_subscribe(struct simnet *s);
-/* Every flow of t, deep copies in install order (NULL when out of memory). */
+/* Add flow (an object, borrowed) to sw's table as a FlowMod add would:
+ * what persist.c loads.  false when it is not a flow or out of memory. */
+bool sim_flow_restore(struct sim_switch *sw, struct json_object *flow);
+/* One flow as a new tree (NULL when out of memory). */
+struct json_object *sim_flow_json(const struct sim_flow *f);
+/* Every flow of t, new trees in install order (NULL when out of memory). */
 struct json_object *sim_flowtab_json(const struct sim_flowtab *t);
 void sim_flowtab_clear(struct sim_flowtab *t);
 void sim_flow_stats_tick(kytos_napp *napp, void *ud);
 /* Queue flow_stats.received for every connected switch; returns how many. */
 size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q);
+
+/* ---- persist.c: flow tables kept across restarts (keep_flows) ----
+ * Collection "simnet_flow_tables", documents "<dpid>#<k>" = {"dpid", "part": k,
+ * "flows": [FLOW, ...]} of at most SIM_PERSIST_PART flows each, written at
+ * stop, read by _id at init (no collection scan). */
+#define SIM_PERSIST_PART 2000
+#define SIM_PERSIST_MAX_PARTS 1000
+/* Load every switch's table (caller holds s->lock or runs alone); logs
+ * what it skipped. */
+void sim_flows_load(struct simnet *s);
+/* Save every switch's table; logs a failure. */
+void sim_flows_save(struct simnet *s);
 
 /* ---- rest.c ---- */
 int sim_routes_register(struct simnet *s);

@@ -5,9 +5,12 @@
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SIMNET_SO NAPP_DIR "/simnet.so"
 #define SIM "/api/kytos/simnet/v1/"
@@ -450,6 +453,112 @@ START_TEST(flow_mod_errors)
 }
 END_TEST
 
+/* S1's and S2's flow tables as GET v1/flows shows them (a new string). */
+static char *tables(void)
+{
+    kytos_test_resp *r = call("GET", SIM "flows", NULL, 200);
+    struct json_object *j = kytos_test_resp_json(r), *a = get(get(j, S1, NULL), "flows", NULL),
+                       *b = get(get(j, S2, NULL), "flows", NULL);
+    char *out = NULL;
+
+    ck_assert_int_ne(asprintf(&out, "%s|%s", json_object_to_json_string(a), json_object_to_json_string(b)), -1);
+    kytos_test_resp_free(r);
+    return out;
+}
+
+static kytos_test_host *host_in(const char *dir, const char *conf)
+{
+    struct kytos_test_opts o = {.struct_size = sizeof(o), .conf_text = conf, .data_dir = dir};
+    kytos_test_host *h = kytos_test_host_new(&o);
+
+    ck_assert_ptr_nonnull(h);
+    ck_assert_msg(kytos_test_load(h, SIMNET_SO) == 0, "simnet: %s", kytos_test_last_error(h));
+    ck_assert_int_eq(kytos_test_start(h), 0);
+    ck_assert_int_eq(kytos_test_drain(h, 10000), 0);
+    return h;
+}
+
+static void restart_in(const char *dir, const char *conf)
+{
+    kytos_test_host_free(th);
+    th = host_in(dir, conf);
+}
+
+/* Run sql on the store of dir (what anyone with the file could do). */
+static void store_sql(const char *dir, const char *sql)
+{
+    char path[512];
+    sqlite3 *db;
+
+    snprintf(path, sizeof(path), "%s/store.db", dir);
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
+    ck_assert_int_ge(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+}
+
+/* keep_flows: a restart meets the tables as they were (install order,
+ * modified actions, several documents for a big table, and none left over
+ * when it shrinks); a saved document that is not valid is skipped; with
+ * keep_flows = false every start is empty. */
+START_TEST(flow_tables_survive_a_restart)
+{
+    char dir[] = "/tmp/kytos-simnet-keep-XXXXXX", flow[256], cmd[600];
+    char *before, *after;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    restart_in(dir, NULL);
+    for (int k = 0; k < 2500; k++) {
+        snprintf(flow, sizeof(flow), "{\"priority\":20,\"cookie\":%d,\"match\":{\"in_port\":%d,\"dl_vlan\":%d},"
+                 "\"actions\":[{\"action_type\":\"output\",\"port\":%d}]}", k, k % 3 + 1, k + 1, k % 5);
+        flow_mod("add", flow);
+    }
+    flow_mod("modify", "{\"match\":{\"dl_vlan\":7},\"actions\":[{\"action_type\":\"output\",\"port\":99}]}");
+    snprintf(cmd, sizeof(cmd), "{\"destination\":\"" S2 "\",\"command\":\"add\",\"flow\":{\"priority\":5,"
+             "\"cookie\":12249790986447749120,\"match\":{},\"instructions\":[{\"instruction_type\":"
+             "\"apply_actions\",\"actions\":[{\"action_type\":\"output\",\"port\":1}]}]}}");
+    ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, cmd), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    before = tables();
+
+    restart_in(dir, NULL);
+    ck_assert_int_eq(n_flows(S1), 2500);
+    after = tables();
+    ck_assert_str_eq(after, before);
+    free(after);
+    free(before);
+
+    /* it shrinks to one document: the second is removed, not loaded again */
+    flow_mod("delete", "{\"match\":{\"in_port\":1}}");
+    flow_mod("delete", "{\"match\":{\"in_port\":2}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 833);
+    restart_in(dir, NULL);
+    ck_assert_int_eq(n_flows(S1), 833);
+    ck_assert_int_eq(n_flows(S2), 1);
+
+    /* hostile store: a flow that is not an object, a document of another switch */
+    kytos_test_host_free(th);
+    th = NULL;
+    store_sql(dir, "UPDATE \"c:simnet_flow_tables\" SET doc = json_set(doc, '$.flows[0]', 'nope') "
+                   "WHERE id = '" S1 "#0'");
+    store_sql(dir, "UPDATE \"c:simnet_flow_tables\" SET doc = json_set(doc, '$.dpid', '" S1 "') "
+                   "WHERE id = '" S2 "#0'");
+    th = host_in(dir, NULL);
+    ck_assert_int_eq(n_flows(S1), 832);
+    ck_assert_int_eq(n_flows(S2), 0);
+
+    restart_in(dir, "[kytos/simnet]\nkeep_flows = false\n");
+    ck_assert_int_eq(n_flows(S1), 0);
+    restart_in(dir, NULL);   /* keep_flows = false saved nothing: the last saved tables */
+    ck_assert_int_eq(n_flows(S1), 832);
+    kytos_test_host_free(th);
+    th = host_with(NULL);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("simnet");
@@ -465,6 +574,7 @@ static Suite *suite(void)
     tcase_add_test(tc, flow_mods_and_barriers);
     tcase_add_test(tc, flow_mod_errors);
     tcase_add_test(tc, flow_table_keys);
+    tcase_add_test(tc, flow_tables_survive_a_restart);
     suite_add_tcase(s, tc);
     return s;
 }
