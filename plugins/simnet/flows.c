@@ -522,6 +522,7 @@ static void on_message(struct simnet *s, const char *name, struct json_object *c
             return;
         }
         apply(sw, cmd, flow, own);
+        sw->flow_mods++;
     }
 }
 

@@ -51,6 +51,7 @@ static struct json_object *network_json(struct simnet *s)
         json_object_object_add(d, "data_path", json_object_new_string(dp));
         json_object_object_add(d, "ports", ports);
         json_object_object_add(d, "flows", json_object_new_int64((int64_t)sw->flows.n));
+        json_object_object_add(d, "flow_mods", json_object_new_int64((int64_t)sw->flow_mods));
         json_object_object_add(sws, sw->dpid, d);
     }
     for (size_t i = 0; i < s->n_links; i++) {

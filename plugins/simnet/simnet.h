@@ -145,6 +145,7 @@ struct sim_switch {
     uint32_t next_port;
     struct sim_flowtab flows;
     unsigned saved_parts;            /* documents of this table in the store (persist.c) */
+    uint64_t flow_mods;              /* FlowMods applied since start (GET v1/) */
     int64_t connected_at;            /* seconds, for duration_sec */
 };
 

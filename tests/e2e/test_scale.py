@@ -4,7 +4,9 @@ embedded store; SCALE_TEST_EVCS (2,000; 500 in sanitizer builds) EVPL EVCs
 created through REST, then a restart on the same data.  Fails if the
 restart rewrites what did not change (a store write once kytosd serves
 again, an EVC document or a stored flow that differs, updated_at included),
-if the RSS once consistent again exceeds 1.5x what it was before, if any
+if a flow stats round after the restart sends any FlowMod (simnet's
+switches keep their flows across the restart, as real ones do), if the RSS
+once consistent and checked again exceeds 1.5x what it was before, if any
 query on these paths scanned a collection (the store's full_scans in
 status/), or if the plain listing of the EVCs takes over a second.  Every
 wait is bounded (TAP output)."""
@@ -90,6 +92,12 @@ def listing(k, path=EVC, timeout=60):
     return secs, (js if isinstance(js, dict) else {})
 
 
+def sim_switches(k):
+    """simnet's switches: their flow counts and FlowMods since start."""
+    st, _, net, _ = k.request("GET", "/api/kytos/simnet/v1/")
+    return net["switches"] if st == 200 else {}
+
+
 def flows_of(k, switches):
     """The stored flows of some switches, by switch (updated_at included)."""
     q = "&".join("dpid=" + dpid(s) for s in switches)
@@ -160,6 +168,7 @@ def main():
         t.ok(not scans(before), "no query scanned a collection while creating and deploying",
              before.get("full_scans"))
         rss0 = rss_mb(k)
+        sim0 = sim_switches(k)
         k.stop()
 
         k2 = Kytosd(napps=(), conf=CONF, reuse=k)
@@ -178,6 +187,19 @@ def main():
              % (2 * SWITCHES, writes(after)), json.dumps(after.get("ops")))
         t.ok(not scans(after), "no query scanned a collection at start or in the checks",
              after.get("full_scans"))
+        # simnet's switches kept their flows, as real ones do: a flow stats
+        # round has flow_manager check every one against the store, and it
+        # must find nothing to send
+        st = k2.request("POST", "/api/kytos/simnet/v1/flow_stats")[0]
+        t.ok(st == 200 and quiet(k2), "a flow stats round after the restart, checked", st)
+        sim1 = sim_switches(k2)
+        t.ok(sum(v["flows"] for v in sim1.values()) == sum(v["flows"] for v in sim0.values()) > 0,
+             "the switches hold their %d flows after the restart and the check"
+             % sum(v["flows"] for v in sim0.values()),
+             {d: (sim0[d]["flows"], v["flows"]) for d, v in sim1.items() if v["flows"] != sim0[d]["flows"]})
+        t.ok(all(v["flow_mods"] == 0 for v in sim1.values()),
+             "the check sent no FlowMod to any switch",
+             {d: v["flow_mods"] for d, v in sim1.items() if v["flow_mods"]})
         rss1 = rss_mb(k2)
         t.ok(rss1 <= 1.5 * rss0, "RSS after the restart %.0f MB within 1.5x of %.0f MB before"
              % (rss1, rss0))

@@ -110,6 +110,16 @@ static int n_flows(const char *dpid)
     return n;
 }
 
+/* FlowMods dpid applied since start (GET v1/) */
+static int flow_mods(const char *dpid)
+{
+    struct json_object *net = network();
+    int n = json_object_get_int(get(get(get(net, "switches", dpid), "flow_mods", NULL), NULL, NULL));
+
+    json_object_put(net);
+    return n;
+}
+
 START_TEST(default_ring_events)
 {
     struct json_object *net = network(), *c, *i;
@@ -300,6 +310,7 @@ START_TEST(flow_mods_and_barriers)
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_int_eq(n_flows(S1), 2);
     ck_assert_int_eq(n_flows(S2), 0);
+    ck_assert_int_eq(flow_mods(S1), 3);
     ck_assert_uint_eq(count("kytos/of_core.v0x04.messages.in.ofpt_barrier_reply"), 1);
     c = kytos_test_published(th, "kytos/of_core.v0x04.messages.in.ofpt_barrier_reply", 0);
     ck_assert_int_eq(json_object_get_int(get(c, "xid", NULL)), 77);
@@ -519,10 +530,13 @@ START_TEST(flow_tables_survive_a_restart)
              "\"apply_actions\",\"actions\":[{\"action_type\":\"output\",\"port\":1}]}]}}");
     ck_assert_int_eq(kytos_test_publish(th, FLOW_MOD, cmd), 0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(flow_mods(S1), 2501);
+    ck_assert_int_eq(flow_mods(S2), 1);
     before = tables();
 
     restart_in(dir, NULL);
     ck_assert_int_eq(n_flows(S1), 2500);
+    ck_assert_int_eq(flow_mods(S1), 0);   /* loading is not a FlowMod */
     after = tables();
     ck_assert_str_eq(after, before);
     free(after);
