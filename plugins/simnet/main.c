@@ -112,7 +112,7 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
         if (rc != KYTOS_OK)
             *errmsg = napp_errdup(err);
         else
-            sim_flows_load(s);
+            s->load_pending = sim_flows_saved(s);
     }
     if (rc == KYTOS_OK)
         rc = sim_routes_register(s);
@@ -130,19 +130,47 @@ static int simnet_init(kytos_napp *napp, char **errmsg)
     return KYTOS_OK;
 }
 
-static int simnet_start(kytos_napp *napp)
+/* Every switch connects and every link is seen (caller holds s->lock,
+ * released here). */
+static void announce_locked(struct simnet *s)
 {
-    struct simnet *s = kytos_napp_data(napp);
     struct napp_evq q = {0};
 
-    pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->n_switches; i++)
         sim_ev_switch_up(s, &q, s->switches[i], false);
     for (size_t i = 0; i < s->n_links; i++)
         sim_ev_link(s, &q, &s->links[i]);
-    kytos_log(napp, KYTOS_LOG_INFO, "simulated %s network: %zu switches, %zu links",
+    kytos_log(s->napp, KYTOS_LOG_INFO, "simulated %s network: %zu switches, %zu links",
               sim_shape_name(s->shape), s->n_switches, s->n_links);
     sim_evq_flush_locked(s, &q);
+}
+
+/* Kept flow tables load on a thread of their own (80,000 flows take a
+ * second or more), so kytosd serves at once; the switches connect once
+ * their tables are back, as real switches connect to a controller that
+ * has just started.  Holding the lock, nothing sees a half-loaded table. */
+static void *load_main(void *arg)
+{
+    struct simnet *s = arg;
+
+    pthread_mutex_lock(&s->lock);
+    sim_flows_load(s);
+    announce_locked(s);
+    return NULL;
+}
+
+static int simnet_start(kytos_napp *napp)
+{
+    struct simnet *s = kytos_napp_data(napp);
+
+    if (s->load_pending && pthread_create(&s->loader, NULL, load_main, s) == 0) {
+        s->loader_started = true;
+        return KYTOS_OK;
+    }
+    pthread_mutex_lock(&s->lock);
+    if (s->load_pending)
+        sim_flows_load(s);
+    announce_locked(s);
     return KYTOS_OK;
 }
 
@@ -150,6 +178,8 @@ static void simnet_stop(kytos_napp *napp)
 {
     struct simnet *s = kytos_napp_data(napp);
 
+    if (s->loader_started)
+        pthread_join(s->loader, NULL);
     pthread_mutex_lock(&s->lock);
     sim_flows_save(s);
     pthread_mutex_unlock(&s->lock);

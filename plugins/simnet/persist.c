@@ -38,30 +38,67 @@ static long load_part(struct sim_switch *sw, struct json_object *doc, unsigned k
     return skipped;
 }
 
+#define MANIFEST "tables"
+
+bool sim_flows_saved(struct simnet *s)
+{
+    struct json_object *doc = NULL, *parts;
+    bool any = false;
+    int rc;
+
+    if (!s->keep_flows)
+        return false;
+    rc = kytos_store_get(s->napp, COLL, MANIFEST, &doc, NULL);
+    if (rc != KYTOS_OK) {
+        if (rc != KYTOS_ENOTFOUND)
+            kytos_log(s->napp, KYTOS_LOG_WARNING,
+                      "the saved flow tables could not be read (%s): the switches start empty",
+                      kytos_strerror(rc));
+        return false;
+    }
+    if (!json_object_object_get_ex(doc, "parts", &parts) || !json_object_is_type(parts, json_type_object)) {
+        kytos_log(s->napp, KYTOS_LOG_WARNING, "the saved flow tables' list is not valid: ignored");
+        json_object_put(doc);
+        return false;
+    }
+    for (size_t i = 0; i < s->n_switches; i++) {
+        struct sim_switch *sw = s->switches[i];
+        struct json_object *v;
+        int64_t n;
+        if (!json_object_object_get_ex(parts, sw->dpid, &v))
+            continue;
+        n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+        if (n < 0 || n > SIM_PERSIST_MAX_PARTS) {
+            kytos_log(s->napp, KYTOS_LOG_WARNING, "switch %s: %s saved parts: ignored", sw->dpid,
+                      json_object_to_json_string(v));
+            continue;
+        }
+        sw->saved_parts = (unsigned)n;
+        any = any || n > 0;
+    }
+    json_object_put(doc);
+    return any;
+}
+
 void sim_flows_load(struct simnet *s)
 {
     size_t flows = 0, skipped = 0, bad_docs = 0;
 
-    if (!s->keep_flows)
-        return;
     for (size_t i = 0; i < s->n_switches; i++) {
         struct sim_switch *sw = s->switches[i];
-        unsigned k;
-        for (k = 0; k < SIM_PERSIST_MAX_PARTS; k++) {
+        for (unsigned k = 0; k < sw->saved_parts; k++) {
             struct json_object *doc = NULL;
             char id[TOPO_DPID_MAX + 16];
             long r;
             int rc;
             part_id(id, sizeof(id), sw->dpid, k);
             rc = kytos_store_get(s->napp, COLL, id, &doc, NULL);
-            if (rc == KYTOS_ENOTFOUND)
-                break;
             if (rc != KYTOS_OK) {
                 kytos_log(s->napp, KYTOS_LOG_WARNING,
-                          "switch %s: its saved flow table could not be read (%s): it starts empty",
-                          sw->dpid, kytos_strerror(rc));
-                sim_flowtab_clear(&sw->flows);
-                break;
+                          "switch %s: part %u of its saved flow table could not be read (%s)",
+                          sw->dpid, k, kytos_strerror(rc));
+                bad_docs++;
+                continue;
             }
             r = load_part(sw, doc, k);
             json_object_put(doc);
@@ -70,15 +107,13 @@ void sim_flows_load(struct simnet *s)
             else
                 skipped += (size_t)r;
         }
-        sw->saved_parts = k;
         flows += sw->flows.n;
     }
     if (skipped || bad_docs)
         kytos_log(s->napp, KYTOS_LOG_WARNING,
                   "saved flow tables: %zu flows and %zu documents were not valid and were skipped",
                   skipped, bad_docs);
-    if (flows)
-        kytos_log(s->napp, KYTOS_LOG_INFO, "the switches kept %zu flows across the restart", flows);
+    kytos_log(s->napp, KYTOS_LOG_INFO, "the switches kept %zu flows across the restart", flows);
 }
 
 /* Parts [from, to) of sw's table: gone. */
@@ -131,25 +166,41 @@ static int save_switch(struct simnet *s, struct sim_switch *sw)
 
 void sim_flows_save(struct simnet *s)
 {
+    struct json_object *manifest, *parts;
     size_t flows = 0;
+    int rc;
 
     if (!s->keep_flows)
         return;
+    manifest = json_object_new_object();
+    parts = json_object_new_object();
+    if (!manifest || !parts) {
+        json_object_put(manifest);
+        json_object_put(parts);
+        return;
+    }
+    json_object_object_add(manifest, "parts", parts);
     for (size_t i = 0; i < s->n_switches; i++) {
         struct sim_switch *sw = s->switches[i];
-        int rc;
         if (sw->flows.n > (size_t)SIM_PERSIST_PART * SIM_PERSIST_MAX_PARTS) {
             kytos_log(s->napp, KYTOS_LOG_WARNING, "switch %s: %zu flows are too many to keep", sw->dpid,
                       sw->flows.n);
-            drop_parts(s, sw, 0, sw->saved_parts);
-            continue;
-        }
-        rc = save_switch(s, sw);
-        if (rc != KYTOS_OK)
+            if (drop_parts(s, sw, 0, sw->saved_parts) == KYTOS_OK)
+                sw->saved_parts = 0;
+        } else if ((rc = save_switch(s, sw)) != KYTOS_OK) {
             kytos_log(s->napp, KYTOS_LOG_WARNING, "switch %s: its flow table was not saved (%s)", sw->dpid,
                       kytos_strerror(rc));
-        flows += sw->flows.n;
+        } else {
+            flows += sw->flows.n;
+        }
+        /* what the store holds now (a failed save may have left parts) */
+        if (sw->saved_parts)
+            json_object_object_add(parts, sw->dpid, json_object_new_int64(sw->saved_parts));
     }
-    if (flows)
+    rc = kytos_store_put(s->napp, COLL, MANIFEST, manifest, NULL);
+    json_object_put(manifest);
+    if (rc != KYTOS_OK)
+        kytos_log(s->napp, KYTOS_LOG_WARNING, "the flow tables' list was not saved (%s)", kytos_strerror(rc));
+    else
         kytos_log(s->napp, KYTOS_LOG_INFO, "saved %zu flows of %zu switches", flows, s->n_switches);
 }

@@ -169,6 +169,9 @@ struct simnet {
     char software[64];
     unsigned flow_stats_interval;
     bool keep_flows;                 /* flow tables survive a restart (persist.c) */
+    bool load_pending;               /* kept tables to load at start */
+    bool loader_started;
+    pthread_t loader;                /* loads them, then announces the network */
     bool stats_ticked;
 };
 
@@ -220,15 +223,19 @@ void sim_flow_stats_tick(kytos_napp *napp, void *ud);
 size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q);
 
 /* ---- persist.c: flow tables kept across restarts (keep_flows) ----
- * Collection "simnet_flow_tables", documents "<dpid>#<k>" = {"dpid", "part": k,
- * "flows": [FLOW, ...]} of at most SIM_PERSIST_PART flows each, written at
- * stop, read by _id at init (no collection scan). */
+ * Collection "simnet_flow_tables": documents "<dpid>#<k>" = {"dpid",
+ * "part": k, "flows": [FLOW, ...]} of at most SIM_PERSIST_PART flows each,
+ * and "tables" = {"parts": {"<dpid>": count}}, written at stop; all read
+ * by _id (no collection scan). */
 #define SIM_PERSIST_PART 2000
 #define SIM_PERSIST_MAX_PARTS 1000
-/* Load every switch's table (caller holds s->lock or runs alone); logs
- * what it skipped. */
+/* Read "tables" into each switch's saved_parts (init); true when there
+ * are flows to load. */
+bool sim_flows_saved(struct simnet *s);
+/* Load every switch's saved parts (caller holds s->lock); logs what it
+ * skipped. */
 void sim_flows_load(struct simnet *s);
-/* Save every switch's table; logs a failure. */
+/* Save every switch's table, then "tables"; logs a failure. */
 void sim_flows_save(struct simnet *s);
 
 /* ---- rest.c ---- */
