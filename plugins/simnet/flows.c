@@ -87,10 +87,27 @@ static bool empty_match(struct json_object *m)
     return !m || json_object_object_length(m) == 0;
 }
 
-/* The table keeps text; a comparison that needs the match parses it. */
+/* The table keeps text; a comparison that needs the match parses it.
+ * tok: a tokener to reuse over many flows (json_tokener_parse makes and
+ * zeroes a new one each time), or NULL. */
+static struct json_object *parse_flow_with(json_tokener *tok, const struct sim_flow *f)
+{
+    struct json_object *v;
+
+    if (!tok)
+        return json_tokener_parse(f->text);
+    json_tokener_reset(tok);
+    v = json_tokener_parse_ex(tok, f->text, -1);
+    if (json_tokener_get_error(tok) != json_tokener_success) {
+        json_object_put(v);
+        return NULL;
+    }
+    return v;
+}
+
 static struct json_object *parse_flow(const struct sim_flow *f)
 {
-    return json_tokener_parse(f->text);
+    return parse_flow_with(NULL, f);
 }
 
 static bool same_entry(const struct sim_flow *f, const struct entry *e)
@@ -361,16 +378,24 @@ struct json_object *sim_flowtab_json(const struct sim_flowtab *t)
 {
     struct json_object *arr = json_object_new_array();
 
-    if (!arr)
+    json_tokener *tok = json_tokener_new();
+
+    if (!arr || !tok) {
+        json_object_put(arr);
+        if (tok)
+            json_tokener_free(tok);
         return NULL;
+    }
     for (struct sim_flow *f = t->head; f; f = f->next) {
-        struct json_object *c = parse_flow(f);
+        struct json_object *c = parse_flow_with(tok, f);
         if (!c || json_object_array_add(arr, c) != 0) {
             json_object_put(c);
             json_object_put(arr);
+            json_tokener_free(tok);
             return NULL;
         }
     }
+    json_tokener_free(tok);
     return arr;
 }
 
@@ -582,6 +607,7 @@ size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q)
 {
     size_t count = 0;
     int64_t now = now_secs();
+    json_tokener *tok = json_tokener_new();
 
     for (size_t i = 0; i < s->n_switches; i++) {
         struct sim_switch *sw = s->switches[i];
@@ -596,7 +622,7 @@ size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q)
             continue;
         }
         for (struct sim_flow *fl = sw->flows.head; fl; fl = fl->next) {
-            struct json_object *f = parse_flow(fl), *stats = json_object_new_object();
+            struct json_object *f = parse_flow_with(tok, fl), *stats = json_object_new_object();
             if (!f) {
                 json_object_put(stats);
                 continue;
@@ -614,6 +640,8 @@ size_t sim_flow_stats_all(struct simnet *s, struct napp_evq *q)
         napp_evq_add(q, "kytos/of_core.flow_stats.received", c);
         count++;
     }
+    if (tok)
+        json_tokener_free(tok);
     return count;
 }
 
