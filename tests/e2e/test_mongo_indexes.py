@@ -547,8 +547,10 @@ def scenario(db, kd):
     ok, why = phase(db, k, "switch_reconnect",
                     lambda: (k.request("POST", SIMNET + "switches/%s/disconnect" % dpid(3)),
                              k.request("POST", SIMNET + "switches/%s/connect" % dpid(3))),
-                    lambda: links_up(k) and all_active(k, NEVCS))
-    t.ok(ok, "switch 3 disconnected and reconnected: links up, EVCs active", why)
+                    lambda: db.count("switch_reconnect", "switches", "update") > 0 and links_up(k)
+                    and all_active(k, NEVCS))
+    t.ok(ok, "switch 3 disconnected and reconnected: topology stored it, links up, EVCs active",
+         why)
     # flow_manager reads each switch's stored flows on its stats (pending
     # ones to confirm, all of them for the consistency check)
     ok, why = phase(db, k, "consistency", lambda: k.request("POST", SIMNET + "flow_stats"),
