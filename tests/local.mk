@@ -41,6 +41,10 @@ TESTS += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tes
 EXTRA_DIST += tests/e2e/test_http.py tests/e2e/test_napps.py tests/e2e/test_ui.py tests/e2e/test_streams.py \
 	tests/e2e/test_dashboard.py tests/e2e/test_auth.py tests/e2e/test_tls.py tests/e2e/test_scale.py \
 	tests/e2e/cdp.py tests/e2e/kytosd_harness.py
+# kytosd and the shipped NApps on MongoDB (a mockupdb server): each hot-path
+# query served by an index created at start (skipped without python3-mockupdb)
+TESTS += tests/e2e/test_mongo_indexes.py
+EXTRA_DIST += tests/e2e/test_mongo_indexes.py
 EXTRA_DIST += tests/install/out-of-tree.sh tests/tsan.supp
 
 # Screenshots of the dashboard at desktop and phone sizes (headless

@@ -506,6 +506,7 @@ struct mg_cursor {
     struct mg_call c;
     mongoc_cursor_t *cur;
     bson_t *pending;              /* the first document, read by find */
+    bool done;                    /* find read the end: no next (libmongoc errs on it) */
     char coll[KH_STORE_MAX_COLL + 1];
 };
 
@@ -522,6 +523,8 @@ static int mg_cursor_next(kytos_cursor *cc, struct json_object **out, struct kyt
         c->pending = NULL;
         return *out ? 1 : KYTOS_EIO;
     }
+    if (c->done)
+        return 0;
     if (mongoc_cursor_next(c->cur, &doc))
         return (*out = from_bson(doc, c->coll, err)) ? 1 : KYTOS_EIO;
     if (mongoc_cursor_error(c->cur, &e))
@@ -594,6 +597,10 @@ static int mg_find(struct kh_store_backend *b, const char *coll, const struct ky
         rc = mg_fail(&e, err, coll, "find");
         mg_cursor_free(&c->base);
         goto out;
+    } else {
+        /* nothing matched: a second mongoc_cursor_next on this cursor would
+         * fail ("Cannot advance a completed or failed cursor") */
+        c->done = true;
     }
     *out = &c->base;
 out:

@@ -132,14 +132,20 @@ static void make_index(struct fm_ctx *ctx, const char *name, const char *const *
 
 static void make_indexes(struct fm_ctx *ctx)
 {
-    /* by switch: every query by state also names a switch or is a
-     * listing, and each index is re-evaluated on every state change;
-     * by cookie and switch: the deletes of one EVC's flows (send.c) */
+    /* by switch: the per-switch reads (stats, consistency, listings);
+     * by cookie and switch: the deletes of one EVC's flows (send.c);
+     * by state and switch: the listings by state alone (GET v2/flows,
+     * v2/stored_flows?state=), which MongoDB would otherwise answer with a
+     * collection scan (tests/e2e/test_mongo_indexes.py), and a switch's
+     * pending flows on its stats.  Each index is re-evaluated on every
+     * state change: no more of them than the queries need. */
     static const char *const by_switch[] = {"switch"};
     static const char *const by_cookie[] = {"flow.cookie", "switch"};
+    static const char *const by_state[] = {"state", "switch"};
 
     make_index(ctx, "switch", by_switch, 1);
     make_index(ctx, "cookie_switch", by_cookie, 2);
+    make_index(ctx, "state_switch", by_state, 2);
 }
 
 static char *dup_msg(const char *s)

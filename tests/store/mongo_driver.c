@@ -103,6 +103,18 @@ int main(int argc, char **argv)
         json_object_put(q.projection);
     }
     {
+        /* nothing matches: the cursor ends at once, without an error */
+        struct kytos_find q = {.struct_size = sizeof(q), .filter = J("{\"switch\": \"none\"}")};
+        struct json_object *doc;
+        rc = kh_store_find(S, "flows", &q, &cur, &E);
+        if (rc == 0) {
+            rc = kh_cursor_next(cur, &doc, &E);
+            kh_cursor_free(cur);
+        }
+        report("find_empty", rc, NULL);
+        json_object_put(q.filter);
+    }
+    {
         int64_t n = -1;
         d = J("{\"state\": {\"$in\": [\"pending\", \"installed\"]}}");
         rc = kh_store_count(S, "flows", d, &n, &E);

@@ -188,6 +188,9 @@ def talk(server):
           "find: skip, limit, projection", d)
     req.replies({"ok": 1, "cursor": {"id": 0, "ns": "napps.flows", "firstBatch": [
         {"_id": "a", "flow": {"priority": 3}}, {"_id": "b", "flow": {"priority": 2}}]}})
+    req = recv(server, "find")
+    check(req.doc["filter"] == {"switch": "none"}, "find: a filter nothing matches", req.doc)
+    req.replies({"ok": 1, "cursor": {"id": 0, "ns": "napps.flows", "firstBatch": []}})
 
     # count: count_documents is an aggregation
     req = recv(server, "aggregate")
@@ -262,6 +265,8 @@ def verify(steps, out):
     check(step("delete_missing")[0] == -4, "delete n=0 -> KYTOS_ENOTFOUND", step("delete_missing"))
     rc, text = step("find")
     check(rc == 0 and [d["_id"] for d in json.loads(text)] == ["a", "b"], "find: the cursor's documents", text)
+    check(step("find_empty")[0] == 0, "find of nothing: the cursor ends without an error",
+          step("find_empty"))
     check(step("count") == (0, "7"), "count: the aggregation's n", step("count"))
     check(step("index")[0] == 0, "index created", step("index"))
     check(step("index_conflict")[0] == -5, "IndexKeySpecsConflict (86) -> KYTOS_EEXIST", step("index_conflict"))
