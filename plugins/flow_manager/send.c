@@ -121,27 +121,34 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
         set_error(res, 500, "out of memory", NULL);
         return -1;
     }
+    /* what every op says alike is one object for the whole bulk: the
+     * store takes one reference per use (as store_delete's shared update),
+     * and one thread, its writer, puts them */
+    struct json_object *ins = json_object_new_object(), *pending = json_object_new_string("pending"),
+                       *stamp = json_object_new_string(now);
+    kytos_json_add_lit(ins, "inserted_at", json_object_get(stamp));
     for (i = 0; i < nb; i++) {
         for (j = 0; j < bs[i].n; j++, k++) {
             char fid[33];
-            struct json_object *upd = json_object_new_object(), *set = json_object_new_object(),
-                               *ins = json_object_new_object();
+            struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
             fm_flow_ids(&bs[i].flows[j], bs[i].dpid, ids[k], fid);
             kytos_json_add_lit(set, "id", json_object_new_string(ids[k]));
             kytos_json_add_lit(set, "switch", json_object_new_string(bs[i].dpid));
             kytos_json_add_lit(set, "flow_id", json_object_new_string(fid));
-            kytos_json_add_lit(set, "state", json_object_new_string("pending"));
+            kytos_json_add_lit(set, "state", json_object_get(pending));
             kytos_json_add_lit(set, "flow", fm_flow_doc(&bs[i].flows[j]));
-            kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
-            kytos_json_add_lit(ins, "inserted_at", json_object_new_string(now));
+            kytos_json_add_lit(set, "updated_at", json_object_get(stamp));
             kytos_json_add_lit(upd, "$set", set);
-            kytos_json_add_lit(upd, "$setOnInsert", ins);
+            kytos_json_add_lit(upd, "$setOnInsert", json_object_get(ins));
             ops[k].op = KYTOS_WRITE_PATCH;
             ops[k].id = ids[k];
             ops[k].doc = upd;
             ops[k].flags = KYTOS_STORE_UPSERT;
         }
     }
+    json_object_put(ins);
+    json_object_put(pending);
+    json_object_put(stamp);
     *out = ops;
     *idsp = ids;
     return 0;
