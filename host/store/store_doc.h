@@ -162,6 +162,14 @@ int kh_sort_compile(struct json_object *spec, struct kh_sort **out, struct kytos
 /* Sort docs in place by the spec, ties by _id. */
 void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n);
 void kh_sort_free(struct kh_sort *s);
+/* kh_sort_docs() ordering docs (documents or the parts of them that hold
+ * the sort paths and "_id") and items (NULL, or one per doc) alike. */
+void kh_sort_by_keys(const struct kh_sort *s, struct json_object **docs, void **items, size_t n);
+/* The paths a compiled sort reads (0 for NULL). */
+int kh_sort_nkeys(const struct kh_sort *s);
+const struct kh_path *kh_sort_path(const struct kh_sort *s, int k);
+/* 1 if p is the exclusion {"_id": 0} alone. */
+int kh_proj_drops_only_id(const struct kh_proj *p);
 
 /* JSON strings 8 bytes at a time (the splicer's scanner, the writer's
  * escaper): the high bit of each byte of x that is '"', '\\', below 0x20

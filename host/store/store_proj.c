@@ -257,6 +257,7 @@ static void key_walk(struct json_object *v, const struct kh_path *p, int k, int 
 
 struct sort_row {
     struct json_object *doc;
+    void *item;
     struct json_object **keys;
 };
 
@@ -278,6 +279,11 @@ static int row_cmp(const void *a, const void *b, void *ctx)
 
 void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
 {
+    kh_sort_by_keys(s, docs, NULL, n);
+}
+
+void kh_sort_by_keys(const struct kh_sort *s, struct json_object **docs, void **items, size_t n)
+{
     struct sort_row *rows;
     struct json_object **keys;
 
@@ -289,6 +295,7 @@ void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
         goto out; /* out of memory: leave the natural order */
     for (size_t j = 0; j < n; j++) {
         rows[j].doc = docs[j];
+        rows[j].item = items ? items[j] : NULL;
         rows[j].keys = keys + j * (size_t)s->n;
         for (int k = 0; k < s->n; k++) {
             int found = 0;
@@ -297,9 +304,27 @@ void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
         }
     }
     qsort_r(rows, n, sizeof(*rows), row_cmp, (void *)s);
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < n; j++) {
         docs[j] = rows[j].doc;
+        if (items)
+            items[j] = rows[j].item;
+    }
 out:
     free(rows);
     free(keys);
+}
+
+int kh_sort_nkeys(const struct kh_sort *s)
+{
+    return s ? s->n : 0;
+}
+
+const struct kh_path *kh_sort_path(const struct kh_sort *s, int k)
+{
+    return &s->paths[k];
+}
+
+int kh_proj_drops_only_id(const struct kh_proj *p)
+{
+    return p && !p->include && !p->keep_id && p->n == 0;
 }
