@@ -374,10 +374,22 @@ nomem:
 /* The value text v parsed; 0, or -1 (not parsed: *out NULL). */
 static int parse_value(struct json_tokener *tok, const char *v, size_t n, struct json_object **out)
 {
+    char num[64];
+
+    /* a number or literal ends only where something follows it: parse a
+     * copy with its terminating NUL */
+    if (n && *v != '{' && *v != '[' && *v != '"') {
+        if (n >= sizeof num)
+            return -1;
+        memcpy(num, v, n);
+        num[n] = '\0';
+        v = num;
+        n++;
+    }
     json_tokener_reset(tok);
     *out = json_tokener_parse_ex(tok, v, (int)n);
     if (json_tokener_get_error(tok) != json_tokener_success ||
-        json_tokener_get_parse_end(tok) != n) {
+        json_tokener_get_parse_end(tok) + (v == num) < n) {
         json_object_put(*out);
         *out = NULL;
         return -1;
@@ -423,7 +435,7 @@ static int graft_path(struct json_object *sk, struct json_tokener *tok, const ch
 }
 
 static struct json_object *sort_keys(const struct kh_sort *s, struct json_tokener *tok,
-                                     const char *text, size_t len)
+                                     const char *text, size_t len, size_t *parsed)
 {
     static const struct kh_path id_path = {.n = 1, .text = "_id", .seg = {"_id"}};
     struct json_object *sk = json_object_new_object();
@@ -434,25 +446,27 @@ static struct json_object *sort_keys(const struct kh_sort *s, struct json_tokene
     if (rc == 0)
         return sk;
     json_object_put(sk);
+    (*parsed)++;
     return kh_doc_parse(text, len, "", NULL);
 }
 
-void kh_text_sort(const struct kh_sort *s, struct json_object **rows, size_t n)
+size_t kh_text_sort(const struct kh_sort *s, struct json_object **rows, size_t n)
 {
     struct json_object **keys;
     struct json_tokener *tok;
+    size_t parsed = 0;
 
     if (!s || n < 2)
-        return;
+        return 0;
     if (!(keys = calloc(n, sizeof(*keys))) || !(tok = json_tokener_new_ex(KH_STORE_MAX_DEPTH + 2))) {
         free(keys);
-        return; /* out of memory: the natural order, as kh_sort_docs() */
+        return 0; /* out of memory: the natural order, as kh_sort_docs() */
     }
     for (size_t j = 0; j < n; j++) {
         if (!json_object_is_type(rows[j], json_type_string))
             keys[j] = rows[j];   /* a document: its own keys */
         else if (!(keys[j] = sort_keys(s, tok, json_object_get_string(rows[j]),
-                                       (size_t)json_object_get_string_len(rows[j]))))
+                                       (size_t)json_object_get_string_len(rows[j]), &parsed)))
             goto out;
     }
     kh_sort_by_keys(s, keys, (void **)rows, n);
@@ -462,6 +476,7 @@ out:
             json_object_put(keys[j]);
     json_tokener_free(tok);
     free(keys);
+    return parsed;
 }
 
 /* ---- text from documents ---- */

@@ -36,8 +36,9 @@ struct json_object *kh_text_of_doc(struct json_object *doc, struct kytos_error *
 
 /* Sort rows as kh_sort_docs() sorts the documents they hold: each row is
  * a document object or a JSON string with a canonical document's text.
- * For strings only "_id" and the sort paths are parsed. */
-void kh_text_sort(const struct kh_sort *s, struct json_object **rows, size_t n);
+ * For strings only "_id" and the sort paths are parsed.  Returns how many
+ * strings had to be parsed whole (a sort path through an escaped key). */
+size_t kh_text_sort(const struct kh_sort *s, struct json_object **rows, size_t n);
 
 /* A cursor over inner's documents giving text-mode values (for backends
  * that have no stored text, MongoDB).  Takes inner. */
