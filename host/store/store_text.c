@@ -397,85 +397,101 @@ static int parse_value(struct json_tokener *tok, const char *v, size_t n, struct
     return 0;
 }
 
-/* Put into sk what a walk of path p through the document meets: objects
- * along it rebuilt (only the members on the path), the first value that
- * is not an object, or the last segment's value, parsed whole.  The sort
- * walk (key_walk) then finds the same keys as in the whole document.
- * 0, or -1 (the caller parses the whole document). */
-static int graft_path(struct json_object *sk, struct json_tokener *tok, const char *text, size_t len,
-                      const struct kh_path *p)
+/* The sort key at path p read from the text, as key_walk() finds it in
+ * the document: the value reached through objects, parsed (NULL when
+ * missing, null, or a scalar is met on the way).  0, or -1 where the text
+ * alone does not say (an array on the way or at the end, a key json-c
+ * escapes): the caller parses the document. */
+static int text_key(struct json_tokener *tok, const char *text, size_t len, const struct kh_path *p,
+                    struct json_object **key)
 {
     const char *obj = text, *m, *v;
     size_t olen = len, mlen, vlen;
-    struct json_object *node = sk, *val, *child;
 
+    *key = NULL;
     for (int i = 0; i < p->n; i++) {
         if (!plain_key(p->seg[i]))
             return -1;
         if (!find_member(obj, olen, p->seg[i], &m, &mlen, &v, &vlen))
-            return 0;   /* missing: as in the document */
-        if (i == p->n - 1 || *v != '{') {
-            if (parse_value(tok, v, vlen, &val) < 0)
-                return -1;
-            return json_object_object_add(node, p->seg[i], val) < 0 ? -1 : 0;
-        }
-        if (!json_object_object_get_ex(node, p->seg[i], &child) ||
-            !json_object_is_type(child, json_type_object)) {
-            if (!(child = json_object_new_object()) ||
-                json_object_object_add(node, p->seg[i], child) < 0) {
-                json_object_put(child);
-                return -1;
-            }
-        }
-        node = child;
+            return 0;
+        if (*v == '[')
+            return -1;
+        if (i == p->n - 1)
+            return parse_value(tok, v, vlen, key);
+        if (*v != '{')
+            return 0;
         obj = v;
         olen = vlen;
     }
     return 0;
 }
 
-static struct json_object *sort_keys(const struct kh_sort *s, struct json_tokener *tok,
-                                     const char *text, size_t len, size_t *parsed)
+/* Row j's keys and _id from its text; 0, or -1 (nothing left owned). */
+static int text_keys(const struct kh_sort *s, struct json_tokener *tok, const char *t, size_t len,
+                     struct json_object **keys, struct json_object **id)
 {
     static const struct kh_path id_path = {.n = 1, .text = "_id", .seg = {"_id"}};
-    struct json_object *sk = json_object_new_object();
-    int rc = sk ? graft_path(sk, tok, text, len, &id_path) : -1;
+    int nk = kh_sort_nkeys(s), k = 0;
 
-    for (int k = 0; rc == 0 && k < kh_sort_nkeys(s); k++)
-        rc = graft_path(sk, tok, text, len, kh_sort_path(s, k));
-    if (rc == 0)
-        return sk;
-    json_object_put(sk);
-    (*parsed)++;
-    return kh_doc_parse(text, len, "", NULL);
+    if (text_key(tok, t, len, &id_path, id) < 0)
+        return -1;
+    for (; k < nk; k++)
+        if (text_key(tok, t, len, kh_sort_path(s, k), &keys[k]) < 0)
+            break;
+    if (k == nk)
+        return 0;
+    while (k--)
+        json_object_put(keys[k]);
+    json_object_put(*id);
+    *id = NULL;
+    return -1;
 }
 
 size_t kh_text_sort(const struct kh_sort *s, struct json_object **rows, size_t n)
 {
-    struct json_object **keys;
-    struct json_tokener *tok;
-    size_t parsed = 0;
+    struct json_object **keys = NULL, **ids = NULL, **held = NULL;
+    struct json_tokener *tok = NULL;
+    unsigned char *own = NULL;
+    size_t parsed = 0, nk = (size_t)kh_sort_nkeys(s);
 
     if (!s || n < 2)
         return 0;
-    if (!(keys = calloc(n, sizeof(*keys))) || !(tok = json_tokener_new_ex(KH_STORE_MAX_DEPTH + 2))) {
-        free(keys);
-        return 0; /* out of memory: the natural order, as kh_sort_docs() */
-    }
+    if (!(keys = calloc(n * nk, sizeof(*keys))) || !(ids = calloc(n, sizeof(*ids))) ||
+        !(held = calloc(n, sizeof(*held))) || !(own = calloc(n, 1)) ||
+        !(tok = json_tokener_new_ex(KH_STORE_MAX_DEPTH + 2)))
+        goto out; /* out of memory: the natural order, as kh_sort_docs() */
     for (size_t j = 0; j < n; j++) {
-        if (!json_object_is_type(rows[j], json_type_string))
-            keys[j] = rows[j];   /* a document: its own keys */
-        else if (!(keys[j] = sort_keys(s, tok, json_object_get_string(rows[j]),
-                                       (size_t)json_object_get_string_len(rows[j]), &parsed)))
-            goto out;
+        struct json_object *doc = rows[j];
+        if (json_object_is_type(rows[j], json_type_string)) {
+            const char *t = json_object_get_string(rows[j]);
+            size_t len = (size_t)json_object_get_string_len(rows[j]);
+            if (text_keys(s, tok, t, len, keys + j * nk, &ids[j]) == 0) {
+                own[j] = 1;
+                continue;
+            }
+            parsed++;
+            if (!(doc = held[j] = kh_doc_parse(t, len, "", NULL)))
+                continue;   /* cannot be (the text is canonical): sorts as all null */
+        }
+        for (size_t k = 0; k < nk; k++)
+            keys[j * nk + k] = kh_sort_key(s, (int)k, doc);
+        json_object_object_get_ex(doc, "_id", &ids[j]);
     }
-    kh_sort_by_keys(s, keys, (void **)rows, n);
+    kh_sort_keyed(s, keys, ids, (void **)rows, n);
 out:
-    for (size_t j = 0; j < n; j++)
-        if (keys[j] != rows[j])
-            json_object_put(keys[j]);
+    for (size_t j = 0; own && j < n; j++) {
+        if (own[j]) {
+            for (size_t k = 0; k < nk; k++)
+                json_object_put(keys[j * nk + k]);
+            json_object_put(ids[j]);
+        }
+        json_object_put(held[j]);
+    }
     json_tokener_free(tok);
     free(keys);
+    free(ids);
+    free(held);
+    free(own);
     return parsed;
 }
 

@@ -326,6 +326,7 @@ START_TEST(text_sort_is_doc_sort)
     for (size_t sp = 0; sp < sizeof specs / sizeof *specs; sp++) {
         struct json_object *docs[N], *texts[N], *spec = json_tokener_parse(specs[sp]);
         struct kh_sort *sort = NULL;
+        size_t parsed;
         ck_assert_int_eq(kh_sort_compile(spec, &sort, &e), 0);
         for (int k = 0; k < N; k++) {
             char id[16], *t;
@@ -346,7 +347,13 @@ START_TEST(text_sort_is_doc_sort)
             free(t);
         }
         kh_sort_docs(sort, docs, N);
-        ck_assert_uint_eq(kh_text_sort(sort, texts, N), 0);
+        parsed = kh_text_sort(sort, texts, N);
+        /* objects and scalars on the path: read from the text; arrays
+         * (random values hold some) are MongoDB's rules: parsed */
+        if (sp == 0 || sp == 4)
+            ck_assert_uint_eq(parsed, 0);
+        else
+            ck_assert_uint_lt(parsed, N);
         for (int k = 0; k < N; k++) {
             ck_assert_str_eq(json_object_get_string(texts[k]),
                              json_object_to_json_string_ext(docs[k], KH_TEXT_FLAGS));
