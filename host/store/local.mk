@@ -4,7 +4,7 @@ noinst_LTLIBRARIES += host/libkh_store.la
 host_libkh_store_la_SOURCES = \
 	host/store/store.h host/store/store_impl.h host/store/store_doc.h host/store/store_filter.h \
 	host/store/store.c host/store/store_api.c host/store/store_path.c host/store/store_value.c \
-	host/store/store_update.c host/store/store_proj.c host/store/store_filter.c host/store/store_async.c \
+	host/store/store_update.c host/store/store_proj.c host/store/store_text.c host/store/store_text.h host/store/store_filter.c host/store/store_async.c \
 	host/store/store_sqlite.h host/store/store_sqlite_conn.c host/store/store_sqlite_commit.c \
 	host/store/store_sqlite_merge.c host/store/store_sqlite_query.c host/store/store_sqlite_index.c \
 	host/store/store_mongo.c host/store/store_bson.c host/store/store_bson.h \

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "store/store_doc.h"
 #include "store/store_impl.h"
+#include "store/store_text.h"
 
 enum { OP_GET, OP_PUT, OP_INSERT, OP_PATCH, OP_DELETE, OP_FIND, OP_COUNT, OP_BULK, OP_INDEX, OP_N };
 static const char *const op_names[OP_N] = {"get",  "put",   "insert", "patch", "delete",
@@ -388,7 +389,13 @@ int kh_store_find(kh_store *s, const char *coll, const struct kytos_find *q, kyt
     local.struct_size = sizeof(local);
     if (local.skip < 0 || local.limit < 0)
         CHECK(kh_store_err(&e, KYTOS_EINVAL, "find: skip and limit must not be negative"));
-    return finish(s, op, s->b->ops->find(s->b, coll, &local, out, &e), &e, err);
+    if (local.flags & ~(uint32_t)KYTOS_FIND_TEXT)
+        CHECK(kh_store_err(&e, KYTOS_EINVAL, "find: unknown flags 0x%x",
+                           (unsigned)(local.flags & ~(uint32_t)KYTOS_FIND_TEXT)));
+    rc = s->b->ops->find(s->b, coll, &local, out, &e);
+    if (rc == 0 && (local.flags & KYTOS_FIND_TEXT) && !s->b->ops->find_text)
+        rc = kh_text_cursor_wrap(*out, out, &e);
+    return finish(s, op, rc, &e, err);
 }
 
 int kh_cursor_next(kytos_cursor *c, struct json_object **doc, struct kytos_error *err)

@@ -162,6 +162,21 @@ int kh_sort_compile(struct json_object *spec, struct kh_sort **out, struct kytos
 /* Sort docs in place by the spec, ties by _id. */
 void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n);
 void kh_sort_free(struct kh_sort *s);
+/* kh_sort_docs() ordering docs (documents or the parts of them that hold
+ * the sort paths and "_id") and items (NULL, or one per doc) alike. */
+void kh_sort_by_keys(const struct kh_sort *s, struct json_object **docs, void **items, size_t n);
+/* The key of doc for the sort's path k, as kh_sort_docs() compares it
+ * (borrowed from doc; NULL for missing or null). */
+struct json_object *kh_sort_key(const struct kh_sort *s, int k, struct json_object *doc);
+/* Sort items by keys already found: row j has keys[j * nkeys ..] and the
+ * tie breaker ids[j] ("_id").  0, or -1 out of memory (order unchanged). */
+int kh_sort_keyed(const struct kh_sort *s, struct json_object **keys, struct json_object **ids,
+                  void **items, size_t n);
+/* The paths a compiled sort reads (0 for NULL). */
+int kh_sort_nkeys(const struct kh_sort *s);
+const struct kh_path *kh_sort_path(const struct kh_sort *s, int k);
+/* 1 if p is the exclusion {"_id": 0} alone. */
+int kh_proj_drops_only_id(const struct kh_proj *p);
 
 /* JSON strings 8 bytes at a time (the splicer's scanner, the writer's
  * escaper): the high bit of each byte of x that is '"', '\\', below 0x20

@@ -45,6 +45,9 @@ struct kh_store_ops {
                 size_t n, struct kytos_error *err);
     int (*index)(struct kh_store_backend *b, const char *coll, const char *name,
                  struct json_object *keys, unsigned flags, struct kytos_error *err);
+    /* find serves KYTOS_FIND_TEXT itself; without it the front end writes
+     * each document's text (store_text.c). */
+    int find_text;
 };
 
 struct kh_store_backend {

@@ -257,6 +257,7 @@ static void key_walk(struct json_object *v, const struct kh_path *p, int k, int 
 
 struct sort_row {
     struct json_object *doc;
+    void *item;
     struct json_object **keys;
 };
 
@@ -278,6 +279,11 @@ static int row_cmp(const void *a, const void *b, void *ctx)
 
 void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
 {
+    kh_sort_by_keys(s, docs, NULL, n);
+}
+
+void kh_sort_by_keys(const struct kh_sort *s, struct json_object **docs, void **items, size_t n)
+{
     struct sort_row *rows;
     struct json_object **keys;
 
@@ -289,6 +295,7 @@ void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
         goto out; /* out of memory: leave the natural order */
     for (size_t j = 0; j < n; j++) {
         rows[j].doc = docs[j];
+        rows[j].item = items ? items[j] : NULL;
         rows[j].keys = keys + j * (size_t)s->n;
         for (int k = 0; k < s->n; k++) {
             int found = 0;
@@ -297,9 +304,72 @@ void kh_sort_docs(const struct kh_sort *s, struct json_object **docs, size_t n)
         }
     }
     qsort_r(rows, n, sizeof(*rows), row_cmp, (void *)s);
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < n; j++) {
         docs[j] = rows[j].doc;
+        if (items)
+            items[j] = rows[j].item;
+    }
 out:
     free(rows);
     free(keys);
+}
+
+struct json_object *kh_sort_key(const struct kh_sort *s, int k, struct json_object *doc)
+{
+    struct json_object *best = NULL;
+    int found = 0;
+
+    key_walk(doc, &s->paths[k], 0, s->dir[k], &best, &found);
+    return best;
+}
+
+struct keyed_row {
+    void *item;
+    struct json_object *id, **keys;
+};
+
+static int keyed_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct kh_sort *s = ctx;
+    const struct keyed_row *x = a, *y = b;
+
+    for (int k = 0; k < s->n; k++) {
+        int c = kh_json_cmp(x->keys[k], y->keys[k]);
+        if (c)
+            return c * s->dir[k];
+    }
+    return kh_json_cmp(x->id, y->id);
+}
+
+int kh_sort_keyed(const struct kh_sort *s, struct json_object **keys, struct json_object **ids,
+                  void **items, size_t n)
+{
+    struct keyed_row *rows;
+
+    if (!s || n < 2)
+        return 0;
+    if (!(rows = malloc(sizeof(*rows) * n)))
+        return -1;
+    for (size_t j = 0; j < n; j++)
+        rows[j] = (struct keyed_row){items[j], ids[j], keys + j * (size_t)s->n};
+    qsort_r(rows, n, sizeof(*rows), keyed_cmp, (void *)s);
+    for (size_t j = 0; j < n; j++)
+        items[j] = rows[j].item;
+    free(rows);
+    return 0;
+}
+
+int kh_sort_nkeys(const struct kh_sort *s)
+{
+    return s ? s->n : 0;
+}
+
+const struct kh_path *kh_sort_path(const struct kh_sort *s, int k)
+{
+    return &s->paths[k];
+}
+
+int kh_proj_drops_only_id(const struct kh_proj *p)
+{
+    return p && !p->include && !p->keep_id && p->n == 0;
 }

@@ -593,6 +593,7 @@ static const struct kh_store_ops sq_ops = {
     .count = sq_count,
     .bulk = sq_bulk,
     .index = sq_index,
+    .find_text = 1,
 };
 
 int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_opts *opts,

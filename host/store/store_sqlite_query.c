@@ -10,15 +10,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "store/store_sqlite.h"
+#include "store/store_text.h"
 #include "util/text.h"
 
 /* ---- find / count ---- */
 
 struct sq_cursor {
     struct kytos_cursor base;
-    struct json_object **docs;
+    struct json_object **docs;   /* KYTOS_FIND_TEXT: canonical texts as strings, or documents */
     size_t n, pos;
     struct kh_proj *proj;
+    int text;
 };
 
 static int cursor_next(kytos_cursor *cc, struct json_object **doc, struct kytos_error *err)
@@ -29,8 +31,19 @@ static int cursor_next(kytos_cursor *cc, struct json_object **doc, struct kytos_
     *doc = NULL;
     if (c->pos >= c->n)
         return 0;
-    *doc = kh_proj_apply(c->proj, c->docs[c->pos]);
+    if (c->text && json_object_is_type(c->docs[c->pos], json_type_string)) {
+        struct json_object *t = c->docs[c->pos];
+        *doc = kh_text_project(json_object_get_string(t), (size_t)json_object_get_string_len(t),
+                               c->proj, "", err);
+        json_object_put(t);
+    } else if (c->text) {
+        *doc = kh_text_of_doc(kh_proj_apply(c->proj, c->docs[c->pos]), err);
+    } else {
+        *doc = kh_proj_apply(c->proj, c->docs[c->pos]);
+    }
     c->docs[c->pos++] = NULL;
+    if (!*doc)
+        return err ? err->code : KYTOS_ENOMEM;
     return 1;
 }
 
@@ -250,7 +263,7 @@ static int bind_plan(sqlite3_stmt *st, const struct plan *pl, int first)
 /* Run SELECT over coll with filter f; keep = collect documents (find), else
  * only count.  sql_limit: LIMIT/OFFSET can go to SQLite (no sort). */
 static int run_query(struct sq_store *s, const char *coll, const struct kh_filter *f, int keep,
-                     int64_t skip, int64_t limit, struct json_object ***docs, size_t *ndocs,
+                     int as_text, int64_t skip, int64_t limit, struct json_object ***docs, size_t *ndocs,
                      int64_t *count, struct kytos_error *err)
 {
     struct plan pl = {.nparam = 3};
@@ -308,7 +321,19 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
             *count = sqlite3_column_int64(st, 0);
             continue;
         }
-        if (m.doc && m.rowid == sqlite3_column_int64(st, 0)) {
+        if (as_text && kh_text_canonical((const char *)sqlite3_column_text(st, 1),
+                                         (size_t)sqlite3_column_bytes(st, 1))) {
+            /* handed out as it is stored: no json-c tree */
+            if (m.doc && m.rowid == sqlite3_column_int64(st, 0)) {
+                json_object_put(m.doc);
+                m.doc = NULL;
+            }
+            if (!(doc = json_object_new_string_len((const char *)sqlite3_column_text(st, 1),
+                                                   sqlite3_column_bytes(st, 1)))) {
+                rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+                break;
+            }
+        } else if (m.doc && m.rowid == sqlite3_column_int64(st, 0)) {
             doc = m.doc; /* parsed by kh_match() for this very row */
             m.doc = NULL;
         } else {
@@ -363,17 +388,21 @@ int sq_find(struct kh_store_backend *b, const char *coll, const struct kytos_fin
         return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
     c->base.next = cursor_next;
     c->base.free = cursor_free;
+    c->text = q && (q->flags & KYTOS_FIND_TEXT);
     if ((rc = kh_filter_compile(q ? q->filter : NULL, &f, err)) < 0 ||
         (rc = kh_sort_compile(q ? q->sort : NULL, &sort, err)) < 0 ||
         (rc = kh_proj_compile(q ? q->projection : NULL, &c->proj, err)) < 0)
         goto fail;
     if (!sort) {
-        rc = run_query(s, coll, f, 1, skip, limit, &c->docs, &c->n, NULL, err);
+        rc = run_query(s, coll, f, 1, c->text, skip, limit, &c->docs, &c->n, NULL, err);
     } else {
         /* MongoDB's order is not SQLite's (types, uint64): sort here */
-        rc = run_query(s, coll, f, 1, 0, 0, &c->docs, &c->n, NULL, err);
+        rc = run_query(s, coll, f, 1, c->text, 0, 0, &c->docs, &c->n, NULL, err);
         if (rc == 0) {
-            kh_sort_docs(sort, c->docs, c->n);
+            if (c->text)
+                kh_text_sort(sort, c->docs, c->n);
+            else
+                kh_sort_docs(sort, c->docs, c->n);
             c->pos = (size_t)skip < c->n ? (size_t)skip : c->n;
             for (size_t k = 0; k < c->pos; k++) {
                 json_object_put(c->docs[k]);
@@ -409,7 +438,7 @@ int sq_count(struct kh_store_backend *b, const char *coll, struct json_object *f
     *out = 0;
     if ((rc = kh_filter_compile(filter, &f, err)) < 0)
         return rc;
-    rc = run_query(s, coll, f, 0, 0, 0, NULL, NULL, out, err);
+    rc = run_query(s, coll, f, 0, 0, 0, 0, NULL, NULL, out, err);
     kh_filter_free(f);
     return rc;
 }

@@ -112,6 +112,18 @@ struct kytos_find {
     int64_t skip;                  /* 0 = none */
     int64_t limit;                 /* 0 = no limit */
     struct json_object *projection;/* NULL or {"a": 1, "b.c": 1} (inclusion) or {"x": 0} (exclusion) */
+    /* Appended (hosts before it copy only struct_size bytes and ignore it). */
+    uint32_t flags;                /* enum kytos_find_flags */
+};
+
+enum kytos_find_flags {
+    /* kytos_cursor_next gives each document as a JSON string whose value is
+     * the document's text (projection applied), exactly as
+     * json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+     * JSON_C_TO_STRING_NOSLASHESCAPE) would write the object: for answers
+     * made of whole documents, without parsing them.  A host that predates
+     * the flag gives objects: callers accept both. */
+    KYTOS_FIND_TEXT = 1u << 0
 };
 
 enum kytos_write_op {

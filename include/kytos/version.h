@@ -28,6 +28,9 @@
  *        kytos_napp_ui (struct kytos_napp_ui, api.h): its ui/ files, which
  *        the host finds with dlsym and serves at /ui/{user}/{name}/; hosts
  *        that predate it ignore it.
+ *   1.5  (no new slot) struct kytos_find gained flags (appended; hosts
+ *        copy struct_size bytes): KYTOS_FIND_TEXT, documents handed out
+ *        as their JSON text; hosts that predate it give objects.
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.

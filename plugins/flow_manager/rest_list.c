@@ -281,15 +281,6 @@ static struct range to_range(struct cookie_val lo, struct cookie_val hi)
     return r;
 }
 
-static uint64_t cookie_of(struct json_object *doc)
-{
-    struct json_object *f, *c;
-    if (json_object_object_get_ex(doc, "flow", &f) && json_object_object_get_ex(f, "cookie", &c) &&
-        json_object_is_type(c, json_type_int) && json_object_get_int64(c) >= 0)
-        return json_object_get_uint64(c);
-    return 0;
-}
-
 static int in_ranges(uint64_t c, const struct range *r, size_t n)
 {
     size_t i;
@@ -380,15 +371,265 @@ done:
     return rc;
 }
 
+/* ---- the stored flows listing, from the documents' text ----
+ *
+ * The answer is {"<switch>": [<doc>, ...], ...}: switches in the order
+ * their first flow comes, flows in the store's order (priority down, then
+ * updated_at), each document without "_id".  The store hands out each
+ * document's text (KYTOS_FIND_TEXT: exactly what json-c writes for it, the
+ * form of this answer) and the answer is those texts joined: no document
+ * is parsed into json-c objects and written again (at 80,000 flows that
+ * was most of the time and memory of the request, issue 22).  Only the
+ * "switch" member and, with cookie ranges, flow.cookie are read. */
+
+#define LIST_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Canonical JSON text (no whitespace, keys as json-c escapes them). */
+static const char *txt_skip_string(const char *p, const char *end)
+{
+    for (p++; p < end; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return end;
+}
+
+static const char *txt_skip_value(const char *p, const char *end)
+{
+    int depth = 0;
+
+    while (p < end) {
+        switch (*p) {
+        case '"':
+            p = txt_skip_string(p, end);
+            if (!depth)
+                return p;
+            continue;
+        case '{': case '[':
+            depth++;
+            break;
+        case '}': case ']':
+            if (!depth)
+                return p;
+            if (!--depth)
+                return p + 1;
+            break;
+        case ',':
+            if (!depth)
+                return p;
+            break;
+        default:
+            break;
+        }
+        p++;
+    }
+    return end;
+}
+
+/* The value of member key (plain: no '"', '\\' or control characters) of
+ * the object text obj, in *v and *vlen; 0 when absent or obj is no object. */
+static int txt_member(const char *obj, size_t olen, const char *key, const char **v, size_t *vlen)
+{
+    const char *p = obj + 1, *end = obj + olen;
+    size_t kn = strlen(key);
+
+    if (!olen || *obj != '{')
+        return 0;
+    while (p < end && *p == '"') {
+        const char *k = p, *ke = txt_skip_string(p, end), *ve;
+        if (ke >= end || *ke != ':')
+            return 0;
+        ve = txt_skip_value(ke + 1, end);
+        if ((size_t)(ke - k) == kn + 2 && !memcmp(k + 1, key, kn)) {
+            *v = ke + 1;
+            *vlen = (size_t)(ve - ke - 1);
+            return 1;
+        }
+        if (ve >= end || *ve != ',')
+            return 0;
+        p = ve + 1;
+    }
+    return 0;
+}
+
+/* A document's flow.cookie as the filter reads it: a non-negative integer,
+ * else 0 (missing, negative, not an integer). */
+static uint64_t txt_cookie(const char *doc, size_t len)
+{
+    const char *f, *c;
+    size_t flen, clen;
+    struct json_object *v;
+    uint64_t cookie = 0;
+
+    if (!txt_member(doc, len, "flow", &f, &flen) || !txt_member(f, flen, "cookie", &c, &clen) ||
+        clen > 64)
+        return 0;
+    {
+        char num[65];
+        memcpy(num, c, clen);
+        num[clen] = '\0';
+        v = json_tokener_parse(num);
+    }
+    if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
+        cookie = json_object_get_uint64(v);
+    json_object_put(v);
+    return cookie;
+}
+
+/* One flow in the answer: its text, and the next flow of its switch. */
+struct sf_row {
+    struct json_object *text;   /* a JSON string: the document's text */
+    size_t next;                /* index + 1, 0 = last */
+};
+
+/* One switch: its key (the "switch" value's text, quotes included) and
+ * its flows as a list through rows. */
+struct sf_group {
+    const char *key;
+    size_t klen, first, last;
+};
+
+struct sf_list {
+    struct sf_row *rows;
+    size_t nrows, caprows;
+    struct sf_group *groups;
+    size_t ngroups, capgroups;
+    size_t *slots;              /* open addressing: group index + 1 */
+    size_t nslots;
+    size_t bytes;               /* of the answer */
+};
+
+static size_t sf_hash(const char *s, size_t n)
+{
+    size_t h = 1469598103934665603u;
+    while (n--)
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    return h;
+}
+
+static int sf_rehash(struct sf_list *l)
+{
+    size_t n = l->nslots ? l->nslots * 2 : 64, *slots = calloc(n, sizeof *slots);
+
+    if (!slots)
+        return -1;
+    for (size_t g = 0; g < l->ngroups; g++) {
+        size_t i = sf_hash(l->groups[g].key, l->groups[g].klen) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = g + 1;
+    }
+    free(l->slots);
+    l->slots = slots;
+    l->nslots = n;
+    return 0;
+}
+
+/* Add one document's text (taken); 0, or -1 out of memory. */
+static int sf_add(struct sf_list *l, struct json_object *text, const char *key, size_t klen)
+{
+    size_t i, g, r = l->nrows;
+
+    if ((l->ngroups + 1) * 2 > l->nslots && sf_rehash(l) < 0)
+        goto nomem;
+    if (l->nrows == l->caprows) {
+        size_t n = l->caprows ? l->caprows * 2 : 1024;
+        struct sf_row *rows = realloc(l->rows, n * sizeof *rows);
+        if (!rows)
+            goto nomem;
+        l->rows = rows;
+        l->caprows = n;
+    }
+    for (i = sf_hash(key, klen) & (l->nslots - 1); l->slots[i]; i = (i + 1) & (l->nslots - 1)) {
+        struct sf_group *gr = &l->groups[l->slots[i] - 1];
+        if (gr->klen == klen && !memcmp(gr->key, key, klen))
+            break;
+    }
+    if (l->slots[i]) {
+        g = l->slots[i] - 1;
+        l->rows[l->groups[g].last].next = r + 1;
+        l->bytes += 1;                                  /* , */
+    } else {
+        if (l->ngroups == l->capgroups) {
+            size_t n = l->capgroups ? l->capgroups * 2 : 32;
+            struct sf_group *gs = realloc(l->groups, n * sizeof *gs);
+            if (!gs)
+                goto nomem;
+            l->groups = gs;
+            l->capgroups = n;
+        }
+        g = l->ngroups++;
+        l->groups[g] = (struct sf_group){key, klen, r, r};
+        l->slots[i] = g + 1;
+        l->bytes += (g ? 1 : 0) + klen + 3;             /* ,"key":[] */
+    }
+    l->groups[g].last = r;
+    l->rows[r] = (struct sf_row){text, 0};
+    l->nrows++;
+    l->bytes += (size_t)json_object_get_string_len(text);
+    return 0;
+nomem:
+    json_object_put(text);
+    return -1;
+}
+
+static void sf_free(struct sf_list *l)
+{
+    for (size_t r = 0; r < l->nrows; r++)
+        json_object_put(l->rows[r].text);
+    free(l->rows);
+    free(l->groups);
+    free(l->slots);
+}
+
+/* The answer's text, freeing the rows' texts as they are copied. */
+static char *sf_join(struct sf_list *l, size_t *len)
+{
+    char *buf = malloc(l->bytes + 3), *p = buf;
+
+    if (!buf)
+        return NULL;
+    *p++ = '{';
+    for (size_t g = 0; g < l->ngroups; g++) {
+        const struct sf_group *gr = &l->groups[g];
+        if (g)
+            *p++ = ',';
+        memcpy(p, gr->key, gr->klen);
+        p += gr->klen;
+        *p++ = ':';
+        *p++ = '[';
+        for (size_t r = gr->first + 1; r; r = l->rows[r - 1].next) {
+            struct sf_row *row = &l->rows[r - 1];
+            size_t n = (size_t)json_object_get_string_len(row->text);
+            if (r != gr->first + 1)
+                *p++ = ',';
+            memcpy(p, json_object_get_string(row->text), n);
+            p += n;
+        }
+        *p++ = ']';
+    }
+    *p++ = '}';
+    *p = '\0';
+    *len = (size_t)(p - buf);
+    /* the keys point into the texts: free them only now */
+    sf_free(l);
+    memset(l, 0, sizeof *l);
+    return buf;
+}
+
 static int h_stored_flows(kytos_req *req, void *ud)
 {
     struct fm_ctx *ctx = ud;
     const char *dpids[MAX_QUERY_VALUES], *states[MAX_QUERY_VALUES], *cr[MAX_QUERY_VALUES];
-    size_t nd, ns, nc, nr = 0;
+    size_t nd, ns, nc, nr = 0, len = 0;
     struct range *ranges = NULL;
-    struct json_object *filter, *out, *doc;
+    struct json_object *filter, *doc;
     struct kytos_error err = {0};
+    struct sf_list list = {0};
     kytos_cursor *cur = NULL;
+    char *body;
     int rc;
 
     nd = kytos_req_query_all(req, "dpid", dpids, MAX_QUERY_VALUES);
@@ -415,7 +656,8 @@ static int h_stored_flows(kytos_req *req, void *ud)
                               &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
                                                    .filter = filter,
                                                    .sort = sort,
-                                                   .projection = proj},
+                                                   .projection = proj,
+                                                   .flags = KYTOS_FIND_TEXT},
                               &cur, &err);
         json_object_put(sort);
         json_object_put(proj);
@@ -425,27 +667,46 @@ static int h_stored_flows(kytos_req *req, void *ud)
         free(ranges);
         return kytos_resp_error(req, 500, "Failed to read stored flows: %s", err.message);
     }
-    out = json_object_new_object();
     while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
-        struct json_object *sw = json_object_object_get(doc, "switch"), *list;
-        if (!json_object_is_type(sw, json_type_string) ||
-            (nr && !in_ranges(cookie_of(doc), ranges, nr))) {
+        const char *t, *sw;
+        size_t tlen, swlen;
+        if (!json_object_is_type(doc, json_type_string)) {
+            /* a host without KYTOS_FIND_TEXT: the same text, written here */
+            struct json_object *d = doc;
+            t = json_object_to_json_string_length(d, LIST_FLAGS, &tlen);
+            doc = t ? json_object_new_string_len(t, (int)tlen) : NULL;
+            json_object_put(d);
+            if (!doc) {
+                rc = KYTOS_ENOMEM;
+                break;
+            }
+        }
+        t = json_object_get_string(doc);
+        tlen = (size_t)json_object_get_string_len(doc);
+        /* only flows whose switch is a string (the key of their list) */
+        if (!txt_member(t, tlen, "switch", &sw, &swlen) || !swlen || *sw != '"' ||
+            (nr && !in_ranges(txt_cookie(t, tlen), ranges, nr))) {
             json_object_put(doc);
             continue;
         }
-        if (!json_object_object_get_ex(out, json_object_get_string(sw), &list)) {
-            list = json_object_new_array();
-            json_object_object_add(out, json_object_get_string(sw), list);
+        if (sf_add(&list, doc, sw, swlen) < 0) {
+            rc = KYTOS_ENOMEM;
+            break;
         }
-        json_object_array_add(list, doc);
     }
     kytos_cursor_free(cur);
     free(ranges);
     if (rc < 0) {
-        json_object_put(out);
-        return kytos_resp_error(req, 500, "Failed to read stored flows: %s", err.message);
+        sf_free(&list);
+        return kytos_resp_error(req, 500, "Failed to read stored flows: %s",
+                                rc == KYTOS_ENOMEM && !err.message[0] ? "out of memory" : err.message);
     }
-    return kytos_resp_json_take(req, 200, out);
+    if (!(body = sf_join(&list, &len))) {
+        sf_free(&list);
+        return kytos_resp_error(req, 500, "Failed to read stored flows: out of memory");
+    }
+    /* on failure kytos_resp_static has already freed body */
+    return kytos_resp_static(req, 200, "application/json", body, len, free, body);
 }
 
 /* One installed flow as of_core's as_dict with zero stats. */

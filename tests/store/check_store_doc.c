@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check_tap.h"
 #include "host/store/store_doc.h"
+#include "host/store/store_text.h"
 #include "host/store/store_filter.h"
 #include "host/store/store_bson.h"
 
@@ -235,6 +236,136 @@ START_TEST(writer_is_jsonc)
 }
 END_TEST
 
+/* json-c's text of the parse of text: what a find answers today. */
+static char *jsonc_round_trip(const char *text)
+{
+    struct json_object *o = kh_doc_parse(text, strlen(text), "t", NULL);
+    char *out = o ? strdup(json_object_to_json_string_ext(o, KH_TEXT_FLAGS)) : NULL;
+    json_object_put(o);
+    return out;
+}
+
+/* kh_text_canonical: 1 only where json-c writes the text back byte for
+ * byte, and 1 for everything the store's writer writes. */
+START_TEST(canonical_text_is_jsonc)
+{
+    static const struct {
+        const char *text;
+        int canonical;
+    } cases[] = {
+        {"{}", 1},
+        {"{\"a\":\"\\u001f\\n\\\"\\\\\\b\\f\\r\\t\\u0000/\xc3\xa9\x7f\"}", 1},
+        {"{\"a\":1.50,\"b\":-0.0,\"c\":1e5,\"d\":18446744073709551615,\"e\":-9223372036854775808,\"f\":0}", 1},
+        {"{\"a\":[],\"b\":{},\"c\":[{\"x\":null,\"y\":true,\"z\":false}],\"k\\\"ey\":[1,[2]]}", 1},
+        {"{\"a\":{\"a\":1},\"b\":{\"a\":2}}", 1},
+        {"{ }", 0},
+        {"{\"a\": 1}", 0},
+        {"{\"a\":\"\\/\"}", 0},
+        {"{\"a\":-0}", 0},
+        {"{\"a\":1,\"a\":2}", 0},
+        {"{\"a\":{\"b\":1,\"b\":1}}", 0},
+        {"{\"a\":\"\\u0041\"}", 0},
+        {"{\"a\":\"\\u000a\"}", 0},
+        {"{\"a\":\"\\u001F\"}", 0},
+        {"{\"a\":18446744073709551616}", 0},
+        {"{\"a\":-9223372036854775809}", 0},
+        {"{\"a\":01}", 0},
+        {"{\"a\":tru}", 0},
+        {"{\"a\":1}x", 0},
+        {"{\"a\":1.}", 0},
+        {"{\"a\":\"x}", 0},
+        {"{\"a\":\"\x01\"}", 0},
+        {"[1]", 0},
+        {"", 0},
+    };
+    struct kytos_error e = {0};
+
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *t = cases[k].text;
+        char *rt = jsonc_round_trip(t);
+        ck_assert_msg(kh_text_canonical(t, strlen(t)) == cases[k].canonical, "case %zu: %s", k, t);
+        if (cases[k].canonical)
+            ck_assert_msg(rt && !strcmp(rt, t), "case %zu: %s, json-c %s", k, t, rt ? rt : "-");
+        free(rt);
+    }
+    for (int k = 0; k < 3000; k++) {
+        struct json_object *doc = json_object_new_object(), *tx, *spec;
+        struct kh_proj *proj = NULL;
+        struct ku_buf b = {0};
+        char *rt;
+        json_object_object_add(doc, "v", rnd_value(k % 3));
+        json_object_object_add(doc, "w", rnd_value(k % 5));
+        ck_assert_int_eq(kh_doc_write(&b, doc, "i/d\"\xc3\xa9", &e), 0);
+        ck_assert_msg(kh_text_canonical(b.p, b.len), "the writer's text %s", b.p);
+        rt = jsonc_round_trip(b.p);
+        ck_assert_str_eq(rt, b.p);
+        free(rt);
+        /* projection {"_id": 0} on the text: json-c's text of the document without it */
+        spec = json_tokener_parse("{\"_id\": 0}");
+        ck_assert_int_eq(kh_proj_compile(spec, &proj, &e), 0);
+        tx = kh_text_project(b.p, b.len, proj, "t", &e);
+        ck_assert_str_eq(json_object_get_string(tx), json_object_to_json_string_ext(doc, KH_TEXT_FLAGS));
+        json_object_put(tx);
+        json_object_put(spec);
+        kh_proj_free(proj);
+        json_object_put(doc);
+        ku_buf_free(&b);
+    }
+}
+END_TEST
+
+/* kh_text_sort orders texts as kh_sort_docs orders their documents, and
+ * reads the keys from the text (nothing parsed whole). */
+START_TEST(text_sort_is_doc_sort)
+{
+    static const char *const specs[] = {"{\"flow.priority\": -1, \"updated_at\": 1}", "{\"v\": 1}",
+                                        "{\"w\": -1, \"v.a\": 1}", "{\"v.0\": 1}", "{\"n\": 1}"};
+    struct kytos_error e = {0};
+    enum { N = 400 };
+
+    for (size_t sp = 0; sp < sizeof specs / sizeof *specs; sp++) {
+        struct json_object *docs[N], *texts[N], *spec = json_tokener_parse(specs[sp]);
+        struct kh_sort *sort = NULL;
+        size_t parsed;
+        ck_assert_int_eq(kh_sort_compile(spec, &sort, &e), 0);
+        for (int k = 0; k < N; k++) {
+            char id[16], *t;
+            size_t len;
+            struct json_object *flow = json_object_new_object();
+            docs[k] = json_object_new_object();
+            snprintf(id, sizeof id, "d%03d", (k * 7) % N);
+            json_object_object_add(docs[k], "_id", json_object_new_string(id));
+            json_object_object_add(flow, "priority", json_object_new_int(k % 3 ? (k % 5) * 100 : 7));
+            json_object_object_add(docs[k], "flow", flow);
+            json_object_object_add(docs[k], "updated_at", json_object_new_string(k % 4 ? "2026-12-01" : "2026-11-30"));
+            json_object_object_add(docs[k], "v", rnd_value(k % 3));
+            json_object_object_add(docs[k], "w", rnd_value(1));
+            if (k % 2)
+                json_object_object_add(docs[k], "n", json_object_new_uint64(UINT64_MAX - (uint64_t)(k % 7)));
+            ck_assert_int_eq(kh_doc_encode(docs[k], id, &t, &len, &e), 0);
+            texts[k] = json_object_new_string_len(t, (int)len);
+            free(t);
+        }
+        kh_sort_docs(sort, docs, N);
+        parsed = kh_text_sort(sort, texts, N);
+        /* objects and scalars on the path: read from the text; arrays
+         * (random values hold some) are MongoDB's rules: parsed */
+        if (sp == 0 || sp == 4)
+            ck_assert_uint_eq(parsed, 0);
+        else
+            ck_assert_uint_lt(parsed, N);
+        for (int k = 0; k < N; k++) {
+            ck_assert_str_eq(json_object_get_string(texts[k]),
+                             json_object_to_json_string_ext(docs[k], KH_TEXT_FLAGS));
+            json_object_put(docs[k]);
+            json_object_put(texts[k]);
+        }
+        kh_sort_free(sort);
+        json_object_put(spec);
+    }
+}
+END_TEST
+
 /* The writer refuses what kh_value_check refuses, with the same message. */
 START_TEST(writer_checks)
 {
@@ -456,6 +587,8 @@ int main(void)
     tcase_add_test(tc, updates);
     tcase_add_test(tc, writer_is_jsonc);
     tcase_add_test(tc, writer_checks);
+    tcase_add_test(tc, canonical_text_is_jsonc);
+    tcase_add_test(tc, text_sort_is_doc_sort);
     tcase_add_test(tc, splice_is_apply);
     tcase_add_test(tc, splice_checks);
     suite_add_tcase(s, tc);

@@ -596,6 +596,78 @@ START_TEST(find_projection)
 }
 END_TEST
 
+/* KYTOS_FIND_TEXT gives, in the same order, exactly the text json-c
+ * writes for each document find gives (same filter, sort, projection). */
+static void same_as_text(const char *coll, const char *filter, const char *sort, int64_t skip,
+                         int64_t limit, const char *proj)
+{
+    struct json_object *docs = find(coll, filter, sort, skip, limit, proj), *t;
+    struct kytos_find q = {.struct_size = sizeof(q),
+                           .filter = filter ? J(filter) : NULL,
+                           .sort = sort ? J(sort) : NULL,
+                           .skip = skip,
+                           .limit = limit,
+                           .projection = proj ? J(proj) : NULL,
+                           .flags = KYTOS_FIND_TEXT};
+    kytos_cursor *c = NULL;
+    size_t k = 0;
+    int rc;
+
+    OK(kh_store_find(S, coll, &q, &c, &E));
+    while ((rc = kh_cursor_next(c, &t, &E)) == 1) {
+        const char *want;
+        ck_assert_msg(k < json_object_array_length(docs), "more texts than documents");
+        ck_assert_msg(json_object_is_type(t, json_type_string), "not a string: %s", T(t));
+        want = json_object_to_json_string_ext(json_object_array_get_idx(docs, k++),
+                                              JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        ck_assert_msg(strlen(want) == (size_t)json_object_get_string_len(t) &&
+                          !memcmp(want, json_object_get_string(t), strlen(want)),
+                      "%s %s %s: text %s, document %s", filter ? filter : "-", sort ? sort : "-",
+                      proj ? proj : "-", json_object_get_string(t), want);
+        json_object_put(t);
+    }
+    ck_assert_msg(rc == 0, "cursor_next -> %d (%s)", rc, E.message);
+    ck_assert_uint_eq(k, json_object_array_length(docs));
+    kh_cursor_free(c);
+}
+
+START_TEST(find_text)
+{
+    const char *c = C("flows");
+    static const char *const sorts[] = {NULL, "{\"flow.priority\": -1, \"_id\": 1}",
+                                        "{\"flow.priority\": -1, \"updated_at\": 1}",
+                                        "{\"tags\": 1}", "{\"tags\": -1, \"flow.cookie\": 1}",
+                                        "{\"flow\": 1}", "{\"flow.match.in_port\": -1, \"flow\": 1}",
+                                        "{\"a.b\": 1}"};
+    static const char *const projs[] = {NULL, "{\"_id\": 0}", "{\"_id\": 1}", "{\"switch\": 1}",
+                                        "{\"flow.match\": 0, \"_id\": 0}"};
+    struct json_object *mid = J("{\"switch\": \"s3\", \"_id\": \"f9\", \"flow\": {\"priority\": 5}}");
+
+    load_flows(c);
+    put(c, "f6", "{\"switch\": \"s\\u00e9/\\u0001\\t\", \"flow\": {\"priority\": 10, \"cookie\": 18446744073709551615,"
+                 " \"x\": -9223372036854775808, \"d\": 1.50, \"e\": -0.0, \"f\": 1e5}, \"updated_at\": \"2026\","
+                 " \"empty\": {}, \"none\": [], \"k\\\"ey\": [{\"a\": null}, true, false]}");
+    put(c, "f7", "{\"flow\": {\"priority\": 10}, \"updated_at\": \"2025\", \"a\": [{\"b\": 3}, {\"b\": 1}],"
+                 " \"tags\": [\"c\", \"a\"]}");
+    put(c, "f8", "{\"a\": {\"b\": [2, 9]}, \"flow\": [{\"priority\": 40}, {\"priority\": 1}]}");
+    put(c, "only_id", "{}");
+    OK(kh_store_put(S, c, "f9", mid, &E));   /* "_id" in the middle */
+    for (size_t i = 0; i < sizeof sorts / sizeof *sorts; i++)
+        for (size_t j = 0; j < sizeof projs / sizeof *projs; j++)
+            same_as_text(c, NULL, sorts[i] ? sorts[i] : "{\"_id\": 1}", 0, 0, projs[j]);
+    same_as_text(c, "{\"switch\": {\"$in\": [\"s1\", \"s2\"]}}", "{\"flow.priority\": -1}", 0, 0, "{\"_id\": 0}");
+    same_as_text(c, "{\"state\": \"installed\"}", NULL, 0, 0, NULL);
+    same_as_text(c, NULL, "{\"_id\": -1}", 2, 3, "{\"_id\": 0}");
+    same_as_text(c, "{\"switch\": \"none\"}", "{\"_id\": 1}", 0, 0, "{\"_id\": 0}");
+    /* an unknown flag is refused */
+    {
+        struct kytos_find q = {.struct_size = sizeof(q), .flags = 1u << 7};
+        kytos_cursor *cur = NULL;
+        FAILS(KYTOS_EINVAL, kh_store_find(S, c, &q, &cur, &E));
+    }
+}
+END_TEST
+
 START_TEST(bad_queries)
 {
     const char *c = C("flows");
@@ -1324,6 +1396,7 @@ Suite *store_conformance_suite(const struct conf_backend *b)
     tcase_add_test(tc, index_multikey);
     tc = kytos_check_case(s, "bulk", setup, teardown, 60);
     tcase_add_test(tc, bulk_writes);
+    tcase_add_test(tc, find_text);
     tcase_add_test(tc, bulk_thousand);
     tcase_add_test(tc, bulk_async);
     tcase_add_test(tc, bulk_async_claims);
