@@ -58,7 +58,7 @@ clean-screenshots:
 # Unit tests of the host's building blocks, one program per module.
 HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \
 	tests/host/check_client_group tests/host/check_idle_conns tests/host/check_acceptor \
-	tests/host/check_json_strict tests/host/check_ui
+	tests/host/check_json_strict tests/host/check_ui tests/host/check_http_servers
 check_PROGRAMS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 TESTS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 EXTRA_DIST += tests/host/addr.h
@@ -83,6 +83,9 @@ tests_host_check_acceptor_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_json_strict_SOURCES = tests/host/check_json_strict.c
 tests_host_check_json_strict_CFLAGS = $(TEST_CC)
 tests_host_check_json_strict_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_http_servers_SOURCES = tests/host/check_http_servers.c
+tests_host_check_http_servers_CFLAGS = $(TEST_CC)
+tests_host_check_http_servers_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_ui_SOURCES = tests/host/check_ui.c
 tests_host_check_ui_CFLAGS = $(TEST_CC)
 tests_host_check_ui_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
