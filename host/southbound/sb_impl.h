@@ -57,7 +57,8 @@ struct kytos_conn {
     char address[48];
     uint16_t port;
     char peer[64];                   /* "10.0.0.1:50000" / "[::1]:50000", for logs */
-    int64_t connected_at_ms;
+    int64_t connected_at_ms;         /* wall clock: for status and logs only */
+    int64_t connected_mono_ns;       /* for timeouts (a clock step moves no deadline) */
 
     pthread_mutex_t mu;              /* guards the fields up to the atomics */
     int fd;                          /* -1 once closed */

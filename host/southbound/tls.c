@@ -307,14 +307,14 @@ void kh_sb_tls_readable(kh_sb *sb, kytos_conn *c, size_t n)
 
 void kh_sb_tls_sweep(kh_sb *sb)
 {
-    int64_t now = kh_sb_now_ms();
+    int64_t now = kh_sb_mono_ns();
     kytos_conn **all;
     size_t i, n;
 
     all = kh_sb_table_snapshot(sb, &n);
     for (i = 0; i < n; i++) {
         kytos_conn *c = all[i];
-        if (!c->dead && c->handshaking && now - c->connected_at_ms >= sb->tls_timeout_ms) {
+        if (!c->dead && c->handshaking && now - c->connected_mono_ns >= sb->tls_timeout_ms * 1000000) {
             char why[160];
             snprintf(why, sizeof why, "TLS handshake not finished in %lld ms",
                      (long long)sb->tls_timeout_ms);
