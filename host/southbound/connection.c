@@ -169,7 +169,7 @@ void kh_sb_conn_teardown(kh_sb *sb, kytos_conn *c, int kind, const char *reason)
     pthread_mutex_unlock(&c->mu);
 
     kh_sb_table_remove(sb, c);
-    if (c->handshaking) {
+    if (atomic_load(&c->handshaking)) {
         /* never a switch: no connection.new was published, so no lost */
         sb->nhandshaking--;
         atomic_fetch_add_explicit(&sb->dc[kind], 1, memory_order_relaxed);

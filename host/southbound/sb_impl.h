@@ -71,7 +71,11 @@ struct kytos_conn {
     /* TLS (tls.c): every use of ssl is under mu */
     struct ssl_st *ssl;              /* NULL: plain TCP */
     struct bio_st *wbio;             /* what OpenSSL wants sent */
-    int handshaking;                 /* no connection.new yet, no sends */
+    /* no connection.new yet, no sends.  Written by the southbound thread
+     * (under mu once the connection is visible); read by NApp threads
+     * sending (under mu) and by the southbound thread (sweep, teardown,
+     * unbind): atomic, so no read depends on which lock it holds. */
+    atomic_int handshaking;
 
     atomic_int state;                /* enum kytos_conn_state */
     _Atomic(void *) data;
