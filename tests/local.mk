@@ -2,7 +2,7 @@
 # Test-only NApps (not installed) and the host's tests.
 check_LTLIBRARIES += tests/napps/testkit.la tests/napps/failinit.la tests/napps/needsdep.la \
 	tests/napps/notanapp.la tests/napps/badroute.la tests/napps/abiprobe.la tests/napps/abifuture.la \
-	tests/napps/badui.la
+	tests/napps/badui.la tests/napps/shortui.la
 TESTNAPP_LINK = $(NAPP_LINK) -rpath /nowhere
 tests_napps_testkit_la_SOURCES = tests/napps/testkit.c
 tests_napps_testkit_la_CFLAGS = $(NAPP_CC)
@@ -18,6 +18,9 @@ tests_napps_badroute_la_LIBADD = $(JSONC_LIBS)
 tests_napps_badui_la_SOURCES = tests/napps/badui.c
 tests_napps_badui_la_CFLAGS = $(NAPP_CC)
 tests_napps_badui_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_shortui_la_SOURCES = tests/napps/shortui.c
+tests_napps_shortui_la_CFLAGS = $(NAPP_CC)
+tests_napps_shortui_la_LDFLAGS = $(TESTNAPP_LINK)
 tests_napps_needsdep_la_SOURCES = tests/napps/needsdep.c
 tests_napps_needsdep_la_CFLAGS = $(NAPP_CC)
 tests_napps_needsdep_la_LDFLAGS = $(TESTNAPP_LINK)
