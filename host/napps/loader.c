@@ -1404,7 +1404,9 @@ void kh_napps_ui_each(void *hp, void (*fn)(void *, const char *, const char *, c
 
     pthread_mutex_lock(&h->reg_mu);
     for (n = h->napps; n; n = n->next)
-        for (i = 0; i < kh_ui_napp_files_count(n->ui); i++)
+        /* enabled ones only, as kh_napps_ui_file serves: a NApp still in
+         * its init or being unloaded would list files that answer 404 */
+        for (i = 0; kh_napp_is_enabled(n) && i < kh_ui_napp_files_count(n->ui); i++)
             fn(arg, n->desc->username, n->desc->name, kh_ui_napp_files_at(n->ui, i)->path);
     pthread_mutex_unlock(&h->reg_mu);
 }
