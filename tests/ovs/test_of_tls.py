@@ -85,11 +85,11 @@ def main():
     if why:
         print("1..0 # SKIP test_of_tls: " + why)
         return 0
-    tmp = tempfile.mkdtemp(prefix="kytos-oftls-")
-    good = make_pki(tmp + "/good")
-    rogue = make_pki(tmp + "/rogue")
     k = net = None
-    try:
+    tmp = tempfile.mkdtemp(prefix="kytos-oftls-")
+    try:   # from here on tmp is removed whatever fails (ovs-pki too)
+        good = make_pki(tmp + "/good")
+        rogue = make_pki(tmp + "/rogue")
         # ---- bad settings stop kytosd at start
         log = start_refused({"sb_tls_cert": good["ctl_cert"], "sb_tls_key": good["ctl_key"]})
         t.ok(log and "sb_tls_ca_cert is not set" in log,
