@@ -132,6 +132,13 @@ START_TEST(stopping_one_server_leaves_the_other_serving)
     kh_watchdog_stop(&ctx);
     kh_workpool_free(ctx.api_pool);
     kh_router_free(ctx.router);
+    while (routes) {   /* the router does not own them */
+        struct kh_route *next = routes->next;
+        free(routes->method);
+        free(routes->path);
+        free(routes);
+        routes = next;
+    }
     pthread_mutex_destroy(&ctx.watch_mu);
     kh_config_free(cfg);
 }
