@@ -140,7 +140,7 @@ napps_bench() {
   printf '[kytos/simnet]\nshape = "ring"\nswitches = %d\nhost_ports = 2\n' "$EVC_SWITCHES" >"$WORK/evc.conf"
   CPORT=$(free_port)
   taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 "$WORK/topo.json" & CPID=$!
-  wait_port "$CPORT"
+  wait_port "$CPORT" || { echo "bench/ceiling did not start"; stop_pid "$CPID"; stop_pid "$KPID"; return 1; }
 
   echo
   echo "Max throughput (wrk -t1 -c64 -d${SECS}s, closed loop), median of $REPEAT:"

@@ -91,7 +91,7 @@ ceiling_part() {
   for r in $(seq "$REPEAT"); do
     CPORT=$(free_port)
     taskset -c "$SRV_CPU" "$B/bench/ceiling" "$CPORT" 1 & CPID=$!
-    wait_port "$CPORT"
+    wait_port "$CPORT" || { echo "bench/ceiling did not start"; stop_pid "$CPID"; return 1; }
     wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" >>"$WORK/c_get"
     wrk_run "$CPID" "http://127.0.0.1:$CPORT/x" "$WORK/post.lua" >>"$WORK/c_post"
     stop_pid "$CPID"
@@ -251,7 +251,8 @@ cbench_part() {
           taskset -c "$SRV_CPU" ovs-testcontroller -O OpenFlow13 "ptcp:$OFP:127.0.0.1" --no-chdir \
             --unixctl="$WORK/tc.ctl" -vconsole:off -vsyslog:off >"$WORK/tc.log" 2>&1 &
           CPID=$!
-          wait_port "$OFP"
+          wait_port "$OFP" ||
+            { echo "ovs-testcontroller did not start:"; cat "$WORK/tc.log"; stop_pid "$CPID"; continue; }
         fi
         cbench_run "$OFP" "$flag" "$CPID" >>"$WORK/cb-runs"
         stop_pid "$CPID"

@@ -2,7 +2,7 @@
 # Test-only NApps (not installed) and the host's tests.
 check_LTLIBRARIES += tests/napps/testkit.la tests/napps/failinit.la tests/napps/needsdep.la \
 	tests/napps/notanapp.la tests/napps/badroute.la tests/napps/abiprobe.la tests/napps/abifuture.la \
-	tests/napps/badui.la
+	tests/napps/badui.la tests/napps/shortui.la
 TESTNAPP_LINK = $(NAPP_LINK) -rpath /nowhere
 tests_napps_testkit_la_SOURCES = tests/napps/testkit.c
 tests_napps_testkit_la_CFLAGS = $(NAPP_CC)
@@ -18,6 +18,9 @@ tests_napps_badroute_la_LIBADD = $(JSONC_LIBS)
 tests_napps_badui_la_SOURCES = tests/napps/badui.c
 tests_napps_badui_la_CFLAGS = $(NAPP_CC)
 tests_napps_badui_la_LDFLAGS = $(TESTNAPP_LINK)
+tests_napps_shortui_la_SOURCES = tests/napps/shortui.c
+tests_napps_shortui_la_CFLAGS = $(NAPP_CC)
+tests_napps_shortui_la_LDFLAGS = $(TESTNAPP_LINK)
 tests_napps_needsdep_la_SOURCES = tests/napps/needsdep.c
 tests_napps_needsdep_la_CFLAGS = $(NAPP_CC)
 tests_napps_needsdep_la_LDFLAGS = $(TESTNAPP_LINK)
@@ -62,7 +65,7 @@ clean-screenshots:
 # Unit tests of the host's building blocks, one program per module.
 HOST_HTTP_TESTS = tests/host/check_router tests/host/check_request tests/host/check_connlimit \
 	tests/host/check_client_group tests/host/check_idle_conns tests/host/check_acceptor \
-	tests/host/check_json_strict tests/host/check_ui
+	tests/host/check_json_strict tests/host/check_ui tests/host/check_http_servers
 check_PROGRAMS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 TESTS += $(HOST_HTTP_TESTS) tests/host/check_conf tests/host/check_workpool
 EXTRA_DIST += tests/host/addr.h
@@ -87,6 +90,9 @@ tests_host_check_acceptor_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_json_strict_SOURCES = tests/host/check_json_strict.c
 tests_host_check_json_strict_CFLAGS = $(TEST_CC)
 tests_host_check_json_strict_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
+tests_host_check_http_servers_SOURCES = tests/host/check_http_servers.c
+tests_host_check_http_servers_CFLAGS = $(TEST_CC)
+tests_host_check_http_servers_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)
 tests_host_check_ui_SOURCES = tests/host/check_ui.c
 tests_host_check_ui_CFLAGS = $(TEST_CC)
 tests_host_check_ui_LDADD = $(KH_HOST_LIBS) $(TEST_LIBS)

@@ -127,12 +127,13 @@ static void expire(struct kh_http_ctx *h, kytos_req *r, unsigned status, const c
 
 /* The first watched request (deadline_due: only one past its deadline),
  * taken off the list with a reference; NULL when none (watch_mu held). */
-static kytos_req *take_watched(struct kh_http_ctx *h, int deadline_due, int64_t now)
+static kytos_req *take_watched(struct kh_http_ctx *h, int deadline_due, int64_t now,
+                               int (*mine)(const kytos_req *r, void *ud), void *ud)
 {
     kytos_req *r;
 
     for (r = h->watch_head; r; r = r->wnext)
-        if (!deadline_due || (r->deadline_ns && r->deadline_ns <= now))
+        if ((!deadline_due || (r->deadline_ns && r->deadline_ns <= now)) && (!mine || mine(r, ud)))
             break;
     if (!r)
         return NULL;
@@ -150,7 +151,7 @@ static void *watchdog_main(void *arg)
     while (!h->watch_stop) {
         int64_t now = kh_mono_ns();
         kh_shed_tick(h);   /* about every 50 ms; takes no lock */
-        kytos_req *expired = take_watched(h, 1, now);
+        kytos_req *expired = take_watched(h, 1, now, NULL, NULL);
 
         if (expired) {
             char msg[256];
@@ -178,12 +179,13 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
-void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *why)
+void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *why,
+                            int (*mine)(const kytos_req *r, void *ud), void *ud)
 {
     kytos_req *r;
 
     pthread_mutex_lock(&h->watch_mu);
-    while ((r = take_watched(h, 0, 0)) != NULL) {
+    while ((r = take_watched(h, 0, 0, mine, ud)) != NULL) {
         char msg[256];
         pthread_mutex_unlock(&h->watch_mu);
         snprintf(msg, sizeof msg, "%s %s: %s", r->method, r->path, why);

@@ -16,8 +16,10 @@ void kh_dispatch_route(kytos_req *r);
 void kh_dispatch_run(kytos_req *r);
 /* Shutting down: every request still waiting for its handler (queued,
  * running or deferred) is answered status now, as the watchdog answers
- * 504; the handler's own answer, if it comes later, is dropped. */
-void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *why);
+ * 504; the handler's own answer, if it comes later, is dropped.  mine
+ * (NULL: every request) picks the ones to answer (one server's). */
+void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *why,
+                            int (*mine)(const kytos_req *r, void *ud), void *ud);
 /* In-process request (kytos_call, test host).  Blocks until answered. */
 int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const char *target,
             const char *body, size_t len, const char *const *headers, int use_pool,

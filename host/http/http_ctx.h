@@ -51,10 +51,20 @@ struct kh_http_ctx {
     /* counters */
     atomic_uint_fast64_t served, errors_500, rejected_503, rejected_429, timeouts_504;
     atomic_uint_fast64_t reclaimed_idle;   /* idle connections closed to make room */
-    /* the HTTP server has stopped: an answer finished later (a handler past
+    /* One gate per HTTP server on this front door (HTTPS on api_port and
+     * plain HTTP on api_http_port), so each stops on its own
+     * (http_server.c).  stopped: an answer finished later (a handler past
      * shutdown_timeout_ms) must not resume its connection, which
-     * libmicrohttpd has freed; http_resuming: resumes under way */
-    atomic_int http_stopped, http_resuming;
+     * libmicrohttpd has freed; busy: its requests handed to the pipeline
+     * and not yet answered.  Here, not in the server: a late answer
+     * reaches its gate after the server is freed.  http_resuming: resumes
+     * under way (any server); http_running: servers not yet stopped. */
+#define KH_HTTP_GATES 4
+    struct kh_http_gate {
+        atomic_int stopped;
+        atomic_int_fast64_t busy;
+    } http_gate[KH_HTTP_GATES];
+    atomic_int http_gates, http_running, http_resuming;
     atomic_int_fast64_t in_flight;
     atomic_int draining;            /* shutting down: close connections after answers */
 

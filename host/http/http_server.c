@@ -45,6 +45,7 @@ struct kh_http {
     int64_t reclaim_idle_ms;     /* api_reclaim_idle_ms: -1 never */
     atomic_int_fast64_t refused_log_ms;
     int tls;                     /* HTTPS (api_tls_cert, api_tls_key) */
+    struct kh_http_gate *gate;   /* this server's, in ctx (http_ctx.h) */
     char *tls_cert, *tls_key;    /* PEM text, kept while the daemon runs */
 };
 
@@ -180,6 +181,7 @@ struct conn_rec;
 struct http_ctx {
     struct MHD_Connection *conn;
     struct conn_rec *rec;    /* its connection's (NULL when out of memory) */
+    struct kh_http_gate *gate; /* its server's (http_ctx.h) */
     char *raw_target;
     atomic_int ready;        /* response final */
     atomic_int resume_owed;  /* an inline handler deferred: suspended, not yet resumed */
@@ -197,11 +199,13 @@ static void http_complete(kytos_req *r)
     struct http_ctx *c = r->tp_ctx;
     struct kh_http_ctx *h = r->ctx;
 
-    atomic_store(&c->ready, 1);
-    /* (seq_cst both sides: kh_http_stop sets http_stopped, then waits for
-     * http_resuming to be 0, so no resume runs into a stopped daemon) */
+    if (!atomic_exchange(&c->ready, 1))
+        atomic_fetch_sub(&c->gate->busy, 1);   /* counted in run() */
+    /* (seq_cst both sides: kh_http_stop sets its gate's stopped, then
+     * waits for http_resuming to be 0, so no resume runs into a stopped
+     * daemon) */
     atomic_fetch_add(&h->http_resuming, 1);
-    if (!atomic_load(&h->http_stopped)) {
+    if (!atomic_load(&c->gate->stopped)) {
         if (c->suspended)
             MHD_resume_connection(c->conn);
         else if (atomic_exchange(&c->resume_owed, 0))
@@ -266,6 +270,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     }
     memset(c, 0, sizeof *c);
     c->conn = conn;
+    c->gate = s->gate;
     c->raw_target = kh_req_alloc(r, strlen(uri) + 1);
     if (c->raw_target)
         strcpy(c->raw_target, uri);
@@ -309,6 +314,7 @@ struct stream_ctx {
     struct kh_stream *st;
     struct MHD_Connection *conn;
     struct kh_http_ctx *h;
+    struct kh_http_gate *gate;
 };
 
 static void stream_park(void *ud)
@@ -322,7 +328,7 @@ static void stream_wake(void *ud)
     struct stream_ctx *x = ud;
     /* as http_complete: never into a daemon that is stopping */
     atomic_fetch_add(&x->h->http_resuming, 1);
-    if (!atomic_load(&x->h->http_stopped))
+    if (!atomic_load(&x->gate->stopped))
         MHD_resume_connection(x->conn);
     atomic_fetch_sub(&x->h->http_resuming, 1);
 }
@@ -363,6 +369,7 @@ static struct MHD_Response *stream_response(kytos_req *r, struct MHD_Connection 
             (void)setsockopt(ci->connect_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
     }
     x->h = r->ctx;
+    x->gate = ((struct http_ctx *)r->tp_ctx)->gate;
     r->stream = NULL;   /* its reference is x's now */
     kh_stream_set_wake(x->st, stream_wake, x);
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, x, stream_gone);
@@ -446,6 +453,14 @@ static int refuse_at_once(struct MHD_Connection *conn, const kytos_req *r)
     return 0;
 }
 
+/* Hand r to the pipeline, counted busy on its server until http_complete. */
+static void run(struct http_ctx *c, kytos_req *r)
+{
+    c->dispatched = 1;
+    atomic_fetch_add(&c->gate->busy, 1);
+    kh_dispatch_run(r);
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -495,9 +510,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
              * client would then send a body nobody reads.  Queued on the
              * first call, it goes out with Connection: close (DESIGN.md),
              * and libmicrohttpd does not read the body. */
-            c->dispatched = 1;
             r->close_connection = 1;
-            kh_dispatch_run(r);   /* routing answered: completes at once */
+            run(c, r);   /* routing answered: completes at once */
             return queue_response(s, r);
         }
         return MHD_YES;
@@ -514,15 +528,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         return queue_response(s, r);
     if (c->dispatched)
         return MHD_YES;   /* spurious call while the handler runs */
-    c->dispatched = 1;
     if (!r->status && !(r->match.route && (r->match.route->flags & KYTOS_ROUTE_INLINE))) {
         /* suspend first: the worker may finish before dispatch returns */
         c->suspended = 1;
         MHD_suspend_connection(conn);
-        kh_dispatch_run(r);
+        run(c, r);
         return MHD_YES;
     }
-    kh_dispatch_run(r);
+    run(c, r);
     if (atomic_load(&c->ready))
         return queue_response(s, r);
     defer_inline(c);
@@ -674,6 +687,15 @@ struct kh_http *kh_http_start_on(struct kh_http_ctx *h, const kh_config *cfg, in
         return NULL;
     }
     s->ctx = h;
+    {
+        int g = atomic_fetch_add(&h->http_gates, 1);
+        if (g >= KH_HTTP_GATES) {
+            snprintf(err, errlen, "more than %d HTTP servers on one front door", KH_HTTP_GATES);
+            free(s);
+            return NULL;
+        }
+        s->gate = &h->http_gate[g];
+    }
     if (port < 0 || port > 65535) {
         snprintf(err, errlen, "api_port %lld out of range", (long long)port);
         free(s);
@@ -803,6 +825,7 @@ struct kh_http *kh_http_start_on(struct kh_http_ctx *h, const kh_config *cfg, in
         free(s);
         return NULL;
     }
+    atomic_fetch_add(&h->http_running, 1);
     kh_log(LOGGER, KH_INFO, "listening on %s:%u (%ld I/O threads%s)", listen, s->port, io,
            s->tls ? ", HTTPS" : "");
     return s;
@@ -811,27 +834,39 @@ struct kh_http *kh_http_start_on(struct kh_http_ctx *h, const kh_config *cfg, in
 unsigned kh_http_port(const struct kh_http *s) { return s->port; }
 int kh_http_tls(const struct kh_http *s) { return s && s->tls; }
 
+/* Is r one of gate's server's requests?  (kh_dispatch_answer_all) */
+static int of_gate(const kytos_req *r, void *gate)
+{
+    return r->tp == &http_transport && ((const struct http_ctx *)r->tp_ctx)->gate == gate;
+}
+
 void kh_http_stop(struct kh_http *s, int timeout_ms)
 {
     int64_t deadline = kh_mono_ns() + (int64_t)timeout_ms * 1000000;
+    int last;
 
     if (!s)
         return;
+    /* the last server to stop also answers in-process requests (kytos_call);
+     * another only its own: HTTPS goes on while plain HTTP stops */
+    last = atomic_fetch_sub(&s->ctx->http_running, 1) == 1;
     /* no new connections: the accept loop goes, then the socket */
     kh_acceptor_stop(s->acc);
     close(s->listen_fd);
     /* requests in flight finish (or the watchdog answers 504 for them),
-     * and their answers are written: a request stops counting in_flight
+     * and their answers are written: a request stops counting busy
      * when its answer is final, a little before MHD has sent it */
-    while (atomic_load(&s->ctx->in_flight) > 0 && kh_mono_ns() < deadline) {
+    while ((last ? atomic_load(&s->ctx->in_flight) : atomic_load(&s->gate->busy)) > 0 &&
+           kh_mono_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
         nanosleep(&ts, NULL);  /* polled: MHD has no completion signal to wait on */
     }
     /* what is still waiting for its handler is answered 503 now:
      * libmicrohttpd cannot stop with a connection suspended (it panics),
      * and the client gets an answer rather than a closed connection */
-    if (atomic_load(&s->ctx->in_flight) > 0) {
-        kh_dispatch_answer_all(s->ctx, 503, "kytosd is shutting down");
+    if ((last ? atomic_load(&s->ctx->in_flight) : atomic_load(&s->gate->busy)) > 0) {
+        kh_dispatch_answer_all(s->ctx, 503, "kytosd is shutting down", last ? NULL : of_gate,
+                               s->gate);
         deadline = kh_mono_ns() + 1000000000LL;   /* for the answers to go out */
     }
     /* (a client that never finishes sending its request is not waited for
@@ -844,7 +879,7 @@ void kh_http_stop(struct kh_http *s, int timeout_ms)
     }
     /* a handler still running past this point answers into the void: its
      * connection goes with the daemon (libmicrohttpd frees suspended ones) */
-    atomic_store(&s->ctx->http_stopped, 1);
+    atomic_store(&s->gate->stopped, 1);
     while (atomic_load(&s->ctx->http_resuming) > 0)
         sched_yield();
     MHD_stop_daemon(s->d);

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,19 @@ static int open_candidate(kh_host *h, const char *file, const char *src, struct 
     /* its ui/ files, if it embeds them: a data symbol, no ABI slot */
     if ((ui = dlsym(c->dl, "kytos_napp_ui")) != NULL) {
         char why[256];
+        /* the symbol's own size first: a table it claims but does not
+         * hold would be read from whatever follows it */
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        size_t have = dladdr1(ui, &info, (void **)&sym, RTLD_DL_SYMENT) && sym ? (size_t)sym->st_size : 0;
+        if (have < sizeof *ui || have < ui->struct_size) {
+            snprintf(err, errlen, "embedded ui files (kytos_napp_ui): the symbol is %zu bytes, "
+                     "smaller than the %zu-byte table it must hold", have,
+                     have < sizeof *ui ? sizeof *ui : (size_t)ui->struct_size);
+            snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
+            snprintf(c->version, sizeof c->version, "%.63s", d->version ? d->version : "");
+            goto fail;
+        }
         if (!(c->ui = kh_ui_napp_files_new(ui, why, sizeof why))) {
             snprintf(err, errlen, "embedded ui files (kytos_napp_ui): %s", why);
             snprintf(c->id, sizeof c->id, "%s/%s", d->username, d->name);
@@ -1390,7 +1404,9 @@ void kh_napps_ui_each(void *hp, void (*fn)(void *, const char *, const char *, c
 
     pthread_mutex_lock(&h->reg_mu);
     for (n = h->napps; n; n = n->next)
-        for (i = 0; i < kh_ui_napp_files_count(n->ui); i++)
+        /* enabled ones only, as kh_napps_ui_file serves: a NApp still in
+         * its init or being unloaded would list files that answer 404 */
+        for (i = 0; kh_napp_is_enabled(n) && i < kh_ui_napp_files_count(n->ui); i++)
             fn(arg, n->desc->username, n->desc->name, kh_ui_napp_files_at(n->ui, i)->path);
     pthread_mutex_unlock(&h->reg_mu);
 }

@@ -33,6 +33,7 @@ kytos_conn *kh_sb_conn_new(kh_sb *sb, int fd, const struct sockaddr *peer, uint6
     c->id = id;
     c->fd = fd;
     c->connected_at_ms = kh_sb_now_ms();
+    c->connected_mono_ns = kh_sb_mono_ns();
     if (peer->sa_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)peer;
         inet_ntop(AF_INET6, &a->sin6_addr, c->address, sizeof c->address);
@@ -168,7 +169,7 @@ void kh_sb_conn_teardown(kh_sb *sb, kytos_conn *c, int kind, const char *reason)
     pthread_mutex_unlock(&c->mu);
 
     kh_sb_table_remove(sb, c);
-    if (c->handshaking) {
+    if (atomic_load(&c->handshaking)) {
         /* never a switch: no connection.new was published, so no lost */
         sb->nhandshaking--;
         atomic_fetch_add_explicit(&sb->dc[kind], 1, memory_order_relaxed);

@@ -194,7 +194,9 @@ void kh_sb_unbind_now(kh_sb *sb, kytos_napp *n, int crashed)
         snprintf(why, sizeof why, "a %s handler registered: reconnect to it", sb->proto);
     for (i = 0; i < nconns; i++) {
         kytos_conn *c = all[i];
-        if (!c->dead && c->hnd.napp == n) {
+        /* a TLS connection still handshaking has no handler yet: it binds
+         * to the new one when its handshake is done, so it stays */
+        if (!c->dead && c->hnd.napp == n && !(!n && atomic_load(&c->handshaking))) {
             if (crashed)
                 c->opened = 0;      /* its code is not run again */
             kh_sb_conn_teardown(sb, c, n ? KH_SB_DC_UNLOAD : KH_SB_DC_REFUSED, why);

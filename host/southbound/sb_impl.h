@@ -57,7 +57,8 @@ struct kytos_conn {
     char address[48];
     uint16_t port;
     char peer[64];                   /* "10.0.0.1:50000" / "[::1]:50000", for logs */
-    int64_t connected_at_ms;
+    int64_t connected_at_ms;         /* wall clock: for status and logs only */
+    int64_t connected_mono_ns;       /* for timeouts (a clock step moves no deadline) */
 
     pthread_mutex_t mu;              /* guards the fields up to the atomics */
     int fd;                          /* -1 once closed */
@@ -70,7 +71,11 @@ struct kytos_conn {
     /* TLS (tls.c): every use of ssl is under mu */
     struct ssl_st *ssl;              /* NULL: plain TCP */
     struct bio_st *wbio;             /* what OpenSSL wants sent */
-    int handshaking;                 /* no connection.new yet, no sends */
+    /* no connection.new yet, no sends.  Written by the southbound thread
+     * (under mu once the connection is visible); read by NApp threads
+     * sending (under mu) and by the southbound thread (sweep, teardown,
+     * unbind): atomic, so no read depends on which lock it holds. */
+    atomic_int handshaking;
 
     atomic_int state;                /* enum kytos_conn_state */
     _Atomic(void *) data;

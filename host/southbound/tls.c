@@ -141,7 +141,7 @@ int kh_sb_tls_conn_new(kh_sb *sb, kytos_conn *c)
     SSL_set_bio(c->ssl, rb, wb);
     c->wbio = wb;
     SSL_set_accept_state(c->ssl);
-    c->handshaking = 1;
+    atomic_store(&c->handshaking, 1);
     return 0;
 }
 
@@ -171,7 +171,7 @@ int kh_sb_tls_send_locked(kytos_conn *c, const void *data, size_t len)
     char why[200], e[160];
     int w;
 
-    if (c->handshaking)
+    if (atomic_load(&c->handshaking))
         return KYTOS_ESTATE;
     /* SSL_write takes an int: the send queue bound (at most 1 GiB) keeps
      * len below it */
@@ -191,7 +191,7 @@ void kh_sb_tls_shutdown_locked(kytos_conn *c)
     char *p = NULL;
     long n;
 
-    if (!c->ssl || c->handshaking)
+    if (!c->ssl || atomic_load(&c->handshaking))
         return;
     ERR_clear_error();
     (void)SSL_shutdown(c->ssl);   /* queues close_notify in the write BIO */
@@ -242,13 +242,13 @@ void kh_sb_tls_readable(kh_sb *sb, kytos_conn *c, size_t n)
         kh_sb_conn_teardown(sb, c, KH_SB_DC_IO, "out of memory reading TLS");
         return;
     }
-    if (c->handshaking) {
+    if (atomic_load(&c->handshaking)) {
         ERR_clear_error();
         r = SSL_do_handshake(c->ssl);
         err = r == 1 ? SSL_ERROR_NONE : SSL_get_error(c->ssl, r);
         if (err == SSL_ERROR_NONE || err == SSL_ERROR_WANT_READ) {
             if (r == 1)
-                c->handshaking = 0;
+                atomic_store(&c->handshaking, 0);
             flush_locked(c);
             pthread_mutex_unlock(&c->mu);
             if (r != 1 || c->dead)
@@ -307,14 +307,15 @@ void kh_sb_tls_readable(kh_sb *sb, kytos_conn *c, size_t n)
 
 void kh_sb_tls_sweep(kh_sb *sb)
 {
-    int64_t now = kh_sb_now_ms();
+    int64_t now = kh_sb_mono_ns();
     kytos_conn **all;
     size_t i, n;
 
     all = kh_sb_table_snapshot(sb, &n);
     for (i = 0; i < n; i++) {
         kytos_conn *c = all[i];
-        if (!c->dead && c->handshaking && now - c->connected_at_ms >= sb->tls_timeout_ms) {
+        if (!c->dead && atomic_load(&c->handshaking) &&
+            now - c->connected_mono_ns >= sb->tls_timeout_ms * 1000000) {
             char why[160];
             snprintf(why, sizeof why, "TLS handshake not finished in %lld ms",
                      (long long)sb->tls_timeout_ms);

@@ -28,6 +28,7 @@
  * (Kytos' ints and tuples): consistency_cookie_ignored_range = [42, [256,
  * 511]].  A malformed list is ignored whole, with a warning, as Kytos does. */
 #include "fm.h"
+#include "req_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,11 +39,7 @@
 #define CHECK_DEFAULT_S 120
 #define MAX_RANGES 1024        /* entries of an ignored-range setting */
 
-/* Values first..last (inclusive) the alien half leaves alone. */
-struct fm_range {
-    uint64_t first, last;
-};
-
+/* Values (fm_range, req_util.h) the alien half leaves alone. */
 struct fm_ranges {
     struct fm_range *v;
     size_t n;
@@ -115,8 +112,8 @@ static void ranges_setting(kytos_napp *napp, struct json_object *st, const char 
                      max);
             goto bad;
         }
-        out->v[out->n].first = a;
-        out->v[out->n].last = b;
+        out->v[out->n].lo = a;
+        out->v[out->n].hi = b;
         out->n++;
     }
     return;
@@ -130,10 +127,7 @@ bad:
 
 static int in_ranges(const struct fm_ranges *r, uint64_t x)
 {
-    for (size_t i = 0; i < r->n; i++)
-        if (r->v[i].first <= x && x <= r->v[i].last)
-            return 1;
-    return 0;
+    return fm_in_ranges(r->v, r->n, x);
 }
 
 struct fm_cons *fm_cons_new(kytos_napp *napp)

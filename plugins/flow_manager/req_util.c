@@ -72,6 +72,14 @@ int fm_json_truthy(struct json_object *v)
     return 0;
 }
 
+int fm_in_ranges(const struct fm_range *r, size_t n, uint64_t x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (r[i].lo <= x && x <= r[i].hi)
+            return 1;
+    return 0;
+}
+
 int fm_resp_dpid_not_found(kytos_req *req)
 {
     static const char body[] = "{\"description\":{\"response\":\"dpid not found.\"},\"code\":404}";

@@ -19,6 +19,14 @@ int fm_json_parse_body(const char *body, size_t len, struct json_object **out, c
 /* Python truthiness of a JSON value (bool(x)). */
 int fm_json_truthy(struct json_object *v);
 
+/* Values lo..hi, inclusive (cookie_range filters, ignored ranges). */
+struct fm_range {
+    uint64_t lo, hi;
+};
+
+/* Is x in one of r[0..n)? */
+int fm_in_ranges(const struct fm_range *r, size_t n, uint64_t x);
+
 /* Answer 404 {"description": {"response": "dpid not found."}, "code": 404}. */
 int fm_resp_dpid_not_found(kytos_req *req);
 

@@ -11,10 +11,6 @@
 
 #define MAX_QUERY_VALUES 1024
 
-struct range {
-    uint64_t lo, hi;
-};
-
 /* One cookie_range value after Python's int(): below 0, in uint64 range,
  * or above it.  Kytos hands any int to the database; as a bound of a range
  * of uint64 cookies a value outside is only "below all" or "above all". */
@@ -273,21 +269,12 @@ static int odd_error(kytos_req *req, const char *const *q, size_t nq, struct jso
 }
 
 /* The range [lo, hi] of uint64 cookies (lo > hi: none). */
-static struct range to_range(struct cookie_val lo, struct cookie_val hi)
+static struct fm_range to_range(struct cookie_val lo, struct cookie_val hi)
 {
-    struct range r = {lo.where < 0 ? 0 : lo.v, hi.where > 0 ? UINT64_MAX : hi.v};
+    struct fm_range r = {lo.where < 0 ? 0 : lo.v, hi.where > 0 ? UINT64_MAX : hi.v};
     if (lo.where > 0 || hi.where < 0)
-        r = (struct range){1, 0};
+        r = (struct fm_range){1, 0};
     return r;
-}
-
-static int in_ranges(uint64_t c, const struct range *r, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (c >= r[i].lo && c <= r[i].hi)
-            return 1;
-    return 0;
 }
 
 static struct json_object *str_in(const char *const *v, size_t n)
@@ -305,7 +292,7 @@ static struct json_object *str_in(const char *const *v, size_t n)
  * as Kytos' `"application/json" in ...`, even an empty body) whose
  * cookie_range replaces them.  0 with *out (n ranges, or NULL), 1 when
  * answered (400), or KYTOS_ENOMEM. */
-static int cookie_ranges(kytos_req *req, const char *const *cr, size_t nc, struct range **out,
+static int cookie_ranges(kytos_req *req, const char *const *cr, size_t nc, struct fm_range **out,
                          size_t *nr)
 {
     const char *ct = kytos_req_header(req, "Content-Type");
@@ -624,7 +611,7 @@ static int h_stored_flows(kytos_req *req, void *ud)
     struct fm_ctx *ctx = ud;
     const char *dpids[MAX_QUERY_VALUES], *states[MAX_QUERY_VALUES], *cr[MAX_QUERY_VALUES];
     size_t nd, ns, nc, nr = 0, len = 0;
-    struct range *ranges = NULL;
+    struct fm_range *ranges = NULL;
     struct json_object *filter, *doc;
     struct kytos_error err = {0};
     struct sf_list list = {0};
@@ -685,7 +672,7 @@ static int h_stored_flows(kytos_req *req, void *ud)
         tlen = (size_t)json_object_get_string_len(doc);
         /* only flows whose switch is a string (the key of their list) */
         if (!txt_member(t, tlen, "switch", &sw, &swlen) || !swlen || *sw != '"' ||
-            (nr && !in_ranges(txt_cookie(t, tlen), ranges, nr))) {
+            (nr && !fm_in_ranges(ranges, nr, txt_cookie(t, tlen)))) {
             json_object_put(doc);
             continue;
         }

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mac_table.h"
 #include "../common/settings.h"
@@ -61,7 +62,20 @@ struct l2ls {
     size_t n_nofwd;
     int64_t priority, table_id;
     atomic_bool fm_loaded;          /* kytos/flow_manager enabled (refresh_fm) */
+    /* packet-ins past max_switches, logged once per REFUSED_LOG_MS with
+     * their count (under mu): a line per packet flooded the log */
+    int64_t refused_logged_ms;
+    uint64_t refused;
 };
+
+#define REFUSED_LOG_MS 10000
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static const uint64_t lldp_macs[] = {0x0180c200000eULL, 0x0180c2000003ULL, 0x0180c2000000ULL};
 
@@ -264,9 +278,18 @@ static int on_packet_in(kytos_napp *napp, const kytos_event *ev, void *ud)
     }
 
     pthread_mutex_lock(&l->mu);
-    if (l2_learn(&l->tables, dpid, src, (uint32_t)in_port) < 0)
-        kytos_log(l->napp, KYTOS_LOG_WARNING, "switch %s: source not learned (too many switches)",
-                  dpid);
+    if (l2_learn(&l->tables, dpid, src, (uint32_t)in_port) < 0) {
+        int64_t now = mono_ms();
+        l->refused++;
+        if (!l->refused_logged_ms || now - l->refused_logged_ms >= REFUSED_LOG_MS) {
+            kytos_log(l->napp, KYTOS_LOG_WARNING,
+                      "switch %s: source not learned (more than max_switches = %zu switches); "
+                      "%llu packet-in(s) not learned since the last such line",
+                      dpid, l->tables.max_switches, (unsigned long long)l->refused);
+            l->refused_logged_ms = now;
+            l->refused = 0;
+        }
+    }
     known = l2_lookup(&l->tables, dpid, dst, &out_port);
     if (!known)
         out_port = OFPP_FLOOD;

@@ -201,7 +201,8 @@ def basics():
 
 
 def loader():
-    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so", "badroute.so", "badui.so"])
+    k = Kytosd(napps=["notanapp.so", "failinit.so", "needsdep.so", "badroute.so", "badui.so",
+                        "shortui.so"])
     try:
         st, h, js, _ = k.request("GET", "/api/kytos/core/status/")
         napps = js["napps"]
@@ -238,6 +239,10 @@ def loader():
              and "badui: init ran" not in log,
              "a NApp whose embedded ui table names a file out of its ui/ is refused before init, "
              "the entry named", b)
+        b = napps.get("kytos/shortui", {})
+        t.ok(b.get("state") == "refused" and "kytos_napp_ui" in b.get("reason", "")
+             and "8 bytes" in b.get("reason", "") and "shortui: init ran" not in log,
+             "a NApp whose kytos_napp_ui symbol is smaller than its table is refused before it is read", b)
         # the host measures each NApp's load: a number for what serves, none for the refused
         t.ok(isinstance(napps.get("kytos/badroute", {}).get("load_ms"), (int, float))
              and napps["kytos/badroute"]["load_ms"] >= 0

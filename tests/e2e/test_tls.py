@@ -77,9 +77,23 @@ def free_port():
         return so.getsockname()[1]
 
 
-hport = free_port()
-k = Kytosd(settings={"api_tls_cert": os.path.join(pki, "srv.pem"), "api_tls_key": os.path.join(pki, "srv.key"),
-                     "api_http_port": hport})
+def start_with_http_port():
+    """kytosd with api_http_port on a port free a moment ago: another
+    process may take it before kytosd binds it (kytosd cannot report a
+    port 0 it picked for api_http_port), so a start that fails on that
+    port is tried again on another."""
+    for attempt in range(5):
+        port = free_port()
+        try:
+            return port, Kytosd(settings={"api_tls_cert": os.path.join(pki, "srv.pem"),
+                                          "api_tls_key": os.path.join(pki, "srv.key"),
+                                          "api_http_port": port})
+        except RuntimeError as e:
+            if "api_http_port" not in str(e) or attempt == 4:
+                raise
+
+
+hport, k = start_with_http_port()
 try:
     rc, out = curl("--cacert", CA, "https://127.0.0.1:%d/api/kytos/core/status/" % k.port)
     t.ok(rc == 0 and '"response":"running"' in out, "with api_http_port: HTTPS still on api_port", (rc, out[:200]))

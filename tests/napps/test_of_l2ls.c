@@ -5,10 +5,12 @@
  * NO_FWD ports, the bounded table, and the flow_manager path when
  * flow_manager is loaded. */
 #include "check_tap.h"
+#include "await.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -277,6 +279,51 @@ START_TEST(bad_settings_refuse_the_napp)
 }
 END_TEST
 
+static void setup_one_switch(void)
+{
+    static const char *const napps[] = {"of_core", "of_l2ls"};
+    load_all("[kytos/of_l2ls]\nmax_switches = 1\n", napps, 2);
+}
+
+static FILE *log_copy;   /* what the host writes on stderr, from the redirect on */
+
+/* How many lines of the log say a source was not learned. */
+static size_t refused_lines(void)
+{
+    char buf[65536];
+    size_t n = 0;
+    ssize_t len;
+    const char *p;
+
+    fflush(stderr);
+    len = pread(fileno(log_copy), buf, sizeof buf - 1, 0);
+    buf[len > 0 ? len : 0] = '\0';
+    for (p = buf; (p = strstr(p, "source not learned")) != NULL; p++)
+        n++;
+    return n;
+}
+
+static bool one_refused_line(const void *ud) { (void)ud; return refused_lines() >= 1; }
+static bool two_refused_lines(const void *ud) { (void)ud; return refused_lines() >= 2; }
+
+/* A switch past max_switches is told about once, with a count, not once
+ * per packet-in (a busy one filled the log). */
+START_TEST(too_many_switches_logged_once)
+{
+    log_copy = tmpfile();
+    ck_assert_ptr_nonnull(log_copy);
+    ck_assert_int_eq(dup2(fileno(log_copy), STDERR_FILENO), STDERR_FILENO);
+    packet_in(S1, 1, 0, "ffffffffffff" MAC_A IPV4_TAIL);
+    ck_assert_uint_eq(refused_lines(), 0);
+    for (int i = 0; i < 20; i++)
+        packet_in(S2, 1, 0, "ffffffffffff" MAC_B IPV4_TAIL);
+    ck_assert_msg(await_until(one_refused_line, NULL, 5000), "the refusal is logged");
+    /* the 19 others would follow it at once: give them a moment to show */
+    ck_assert_msg(!await_until(two_refused_lines, NULL, 500), "%zu lines for 20 packet-ins",
+                  refused_lines());
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("of_l2ls");
@@ -290,6 +337,7 @@ static Suite *suite(void)
     CASE(vlan_tagged_dl_type, setup);
     CASE(no_fwd_port_gets_no_packet_out, setup);
     CASE(full_table_is_flushed, setup);
+    CASE(too_many_switches_logged_once, setup_one_switch);
     CASE(flows_through_flow_manager_when_loaded, setup_fm);
 #undef CASE
     tc = tcase_create("bad_settings_refuse_the_napp");

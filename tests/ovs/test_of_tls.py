@@ -85,11 +85,11 @@ def main():
     if why:
         print("1..0 # SKIP test_of_tls: " + why)
         return 0
-    tmp = tempfile.mkdtemp(prefix="kytos-oftls-")
-    good = make_pki(tmp + "/good")
-    rogue = make_pki(tmp + "/rogue")
     k = net = None
-    try:
+    tmp = tempfile.mkdtemp(prefix="kytos-oftls-")
+    try:   # from here on tmp is removed whatever fails (ovs-pki too)
+        good = make_pki(tmp + "/good")
+        rogue = make_pki(tmp + "/rogue")
         # ---- bad settings stop kytosd at start
         log = start_refused({"sb_tls_cert": good["ctl_cert"], "sb_tls_key": good["ctl_key"]})
         t.ok(log and "sb_tls_ca_cert is not set" in log,
@@ -102,6 +102,31 @@ def main():
                              "sb_tls_ca_cert": good["switchca"]})
         t.ok(log and "sb_tls_cert: cannot read" in log, "a missing certificate file stops kytosd",
              log)
+
+        # ---- a handler registering leaves a handshake under way alone: the
+        # connection binds to it when its handshake is done
+        k = Kytosd(napps=[], settings={"protocol_name": "openflow", "sb_tls_cert": good["ctl_cert"],
+                                       "sb_tls_key": good["ctl_key"], "sb_tls_ca_cert": good["switchca"]})
+        raw = socket.create_connection(("127.0.0.1", env.of_port(k)), timeout=10)
+        k.drop("of_core.so")
+        loaded = k.wait_for(lambda: k.request("GET", "/api/kytos/core/status/")[2].get("napps", {})
+                            .get("kytos/of_core", {}).get("state") == "enabled", 20)
+        ctx = ssl.create_default_context(cafile=good["controllerca"])
+        ctx.check_hostname = False
+        ctx.load_cert_chain(good["sc_cert"], good["sc_key"])
+        got = b""
+        try:
+            with ctx.wrap_socket(raw) as s:
+                s.sendall(HELLO)
+                got = s.recv(8)
+        except (OSError, ssl.SSLError) as e:
+            got = repr(e).encode()
+        t.ok(loaded and got[:2] == b"\x04\x00",
+             "a TLS handshake under way when of_core registers is kept: of_core answers once it is done",
+             (loaded, got[:80]))
+        k.stop()
+        k.cleanup()
+        k = None
 
         settings = {"protocol_name": "openflow", "sb_tls_cert": good["ctl_cert"],
                     "sb_tls_key": good["ctl_key"], "sb_tls_ca_cert": good["switchca"],
