@@ -11,7 +11,8 @@
  *
  * A consistency round (Kytos' execute loop, every deploy_evcs_interval
  * seconds, default 60) catches what a race let through: an active EVC whose
- * path is no longer up is redeployed, an enabled one that is down is tried.
+ * path is no longer up (at this round and the one before) is redeployed, an
+ * enabled one that is down is tried.
  * No request waits for these writes: a refused one is retried (retry.c). */
 #include "me.h"
 

@@ -206,14 +206,31 @@ void me_failover_link_down(struct me *me, const char *link)
     me_evc_release_all(list);
 }
 
+/* The round moves an EVC only when the round before found its path down
+ * too.  After a start, topology holds each link down until the network
+ * shows it again, one link after another: an EVC whose links are merely
+ * not back yet must stay, or its flows and document are rewritten twice
+ * (out and back).  A real failure reaches the EVCs at once as link_down;
+ * this round only catches what a race let through, so a round's delay
+ * costs nothing (Kytos' execute loop waits too: wait_for_old_path). */
+static bool stale_again(const struct me_evc *e, const struct move *m)
+{
+    return stale(e, m) && e->stale_rounds >= 2;
+}
+
+/* Counts the rounds under the EVC's lock: me_evc_select_locked runs the
+ * predicate holding it, the one place every live EVC is seen each round. */
 static bool select_stale(const struct me_evc *e, void *m)
 {
-    return stale(e, m);
+    struct me_evc *w = (struct me_evc *)e;
+
+    w->stale_rounds = stale(e, m) ? (e->stale_rounds < 2 ? e->stale_rounds + 1 : 2) : 0;
+    return stale_again(e, m);
 }
 
 void me_failover_stale(struct me *me, const struct me_snap *snap)
 {
-    struct move m = {.snap = snap, .take = stale};
+    struct move m = {.snap = snap, .take = stale_again};
     struct me_evc **list = me_evc_select_locked(me, select_stale, &m);
     int64_t t0 = me_now_ms();
     size_t up = 0, down = 0, computed = 0;

@@ -152,6 +152,8 @@ struct me_evc {
     struct me_uni a, z;
     struct me_path primary, backup, current;
     bool enabled, active, archived, dynamic, intra_deployed;
+    unsigned stale_rounds;          /* consistency rounds in a row that found its
+                                     * path down (failover.c); guarded by lock */
     /* the store refused its last state (retry.c); changed under lock,
      * atomic so that the retry can pick the marked EVCs without it */
     atomic_bool store_pending;

@@ -290,7 +290,8 @@ static void rm_tmp_dir(void)
 
 /* A link failing while topology still holds the links after a start gets
  * no link_down (topology never reported it up): mef_eline's consistency
- * round finds the EVCs on it and moves them in batches, without events. */
+ * rounds find the EVCs on it (two rounds in a row: see failover.c's
+ * stale_again) and move them in batches, without events. */
 START_TEST(consistency_round_moves_evcs_off_a_link_down_unnoticed)
 {
     static const char held[] = "[kytos/topology]\n"
