@@ -7,6 +7,7 @@
  * call) instead of five per EVC, and the store a few writes instead of
  * one per EVC. */
 #include "check_tap.h"
+#include "tmpdir.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 #include <stdbool.h>
@@ -274,20 +275,6 @@ static bool all_moved(const void *ud)
     return true;
 }
 
-/* The test's temporary directory, made and removed by the parent process
- * (main): a failed assertion ends the test's own process with _exit, so a
- * removal there would not run. */
-static char tmp_dir[64];
-
-static void rm_tmp_dir(void)
-{
-    char cmd[96];
-
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", tmp_dir);
-}
-
 /* A link failing while topology still holds the links after a start gets
  * no link_down (topology never reported it up): mef_eline's consistency
  * rounds find the EVCs on it (two rounds in a row: see failover.c's
@@ -347,11 +334,8 @@ int main(void)
 {
     int rc;
 
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/test_mef_eline_failover.XXXXXX");
-    if (!mkdtemp(tmp_dir))
-        tmp_dir[0] = '\0';
+    tmp_dir_make("test_mef_eline_failover");
     rc = kytos_check_run(suite());
-    if (tmp_dir[0])
-        rm_tmp_dir();
+    tmp_dir_remove();
     return rc;
 }

@@ -5,6 +5,7 @@
  * forged frames that must make nothing, liveness up and down (and the
  * link's status with it), loops, and the REST API's codes and texts. */
 #include "check_tap.h"
+#include "tmpdir.h"
 #include "await.h"
 #include "lldp_frame.h"
 #include <kytos/kytos.h>
@@ -274,20 +275,6 @@ START_TEST(punt_flow_follows_switch_enable)
     ck_assert_uint_eq(count("kytos/of_lldp.vlan.used"), 4);
 }
 END_TEST
-
-/* The test's temporary directory, made and removed by the parent process
- * (main): a failed assertion ends the test's own process with _exit, so a
- * removal there would not run. */
-static char tmp_dir[64];
-
-static void rm_tmp_dir(void)
-{
-    char cmd[96];
-
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", tmp_dir);
-}
 
 /* After a restart the punt flows are still installed (flow_manager's
  * store): none is posted again, but each switch's VLAN is announced used
@@ -626,11 +613,8 @@ int main(void)
 {
     int rc;
 
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/test_of_lldp.XXXXXX");
-    if (!mkdtemp(tmp_dir))
-        tmp_dir[0] = '\0';
+    tmp_dir_make("test_of_lldp");
     rc = kytos_check_run(suite());
-    if (tmp_dir[0])
-        rm_tmp_dir();
+    tmp_dir_remove();
     return rc;
 }

@@ -3,6 +3,7 @@
  * plugins/simnet/simnet.h), its REST API and its flow tables. */
 #include "check_tap.h"
 #include "await.h"
+#include "tmpdir.h"
 #include <kytos/kytos.h>
 #include <kytos/test.h>
 
@@ -523,10 +524,11 @@ static void store_sql(const char *dir, const char *sql)
  * keep_flows = false every start is empty. */
 START_TEST(flow_tables_survive_a_restart)
 {
-    char dir[] = "/tmp/kytos-simnet-keep-XXXXXX", flow[256], cmd[600];
+    const char *dir = tmp_dir;
+    char flow[256], cmd[600];
     char *before, *after;
 
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert(dir[0]);
     restart_in(dir, NULL);
     for (int k = 0; k < 2500; k++) {
         snprintf(flow, sizeof(flow), "{\"priority\":20,\"cookie\":%d,\"match\":{\"in_port\":%d,\"dl_vlan\":%d},"
@@ -584,8 +586,6 @@ START_TEST(flow_tables_survive_a_restart)
     ck_assert_int_eq(n_flows(S1), 0);
     kytos_test_host_free(th);
     th = host_with(NULL);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -611,5 +611,10 @@ static Suite *suite(void)
 
 int main(void)
 {
-    return kytos_check_run(suite());
+    int rc;
+
+    tmp_dir_make("test_simnet");
+    rc = kytos_check_run(suite());
+    tmp_dir_remove();
+    return rc;
 }
