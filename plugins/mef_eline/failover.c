@@ -22,6 +22,9 @@
  *      it, each is marked for retry.c's timer, as a single refused write is.
  * The consistency round moves the active EVCs whose path went down unnoticed
  * the same way (no link avoided, no events, as before).
+ * Two movers (this thread and a helper) take batches from the list at
+ * once: each batch waits on the store's writer three times, and while one
+ * mover waits the other builds (move_all).
  * BATCH stays well under the 64 locks one thread may hold under
  * ThreadSanitizer's deadlock detector, and bounds how long a request on one
  * of these EVCs can wait for its lock. */
@@ -159,31 +162,77 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
     store(me, evcs, n, m->avoid ? m->avoid : "path down");
 }
 
-/* Every EVC of list that m takes, BATCH at a time. */
-static void move_all(struct me *me, struct me_evc **list, const struct move *m, size_t *up,
-                     size_t *down, size_t *computed)
+/* One mover: batches claimed from the shared list until none is left. */
+struct mover {
+    struct me *me;
+    struct me_evc **list;
+    size_t len;
+    atomic_size_t *next;         /* the first EVC of the list not claimed */
+    const struct move *m;
+    size_t up, down, computed;
+};
+
+static void *mover_run(void *arg)
 {
+    struct mover *w = arg;
     struct me_pathcache *pc = me_pathcache_new();
     struct me_evc *held[BATCH];
-    size_t i = 0, n, k;
+    size_t i, end, n, k;
 
-    while (list && list[i]) {
-        /* lock up to BATCH EVCs still taken (a request may have changed one
-         * since the selection) */
-        for (n = 0; list[i] && n < BATCH; i++) {
-            pthread_mutex_lock(&list[i]->lock);
-            if (m->take(list[i], m))
-                held[n++] = list[i];
+    while ((i = atomic_fetch_add(w->next, BATCH)) < w->len) {
+        end = i + BATCH < w->len ? i + BATCH : w->len;
+        /* lock the EVCs still taken (a request may have changed one since
+         * the selection) */
+        for (n = 0; i < end; i++) {
+            pthread_mutex_lock(&w->list[i]->lock);
+            if (w->m->take(w->list[i], w->m))
+                held[n++] = w->list[i];
             else
-                pthread_mutex_unlock(&list[i]->lock);
+                pthread_mutex_unlock(&w->list[i]->lock);
         }
         if (n)
-            batch(me, held, n, m, pc, up, down);
+            batch(w->me, held, n, w->m, pc, &w->up, &w->down);
         for (k = 0; k < n; k++)
             pthread_mutex_unlock(&held[k]->lock);
     }
-    *computed = me_pathcache_misses(pc);
+    w->computed = me_pathcache_misses(pc);
     me_pathcache_free(pc);
+    return NULL;
+}
+
+/* Every EVC of list that m takes, BATCH at a time, by MOVERS threads (this
+ * one and helpers) when there is more than one batch.  Each batch waits
+ * twice for the store's writer (flow_manager stores the flows before
+ * sending them; then the EVCs' documents): while one mover waits, the
+ * other builds its batch, so the two cores and the writer overlap instead
+ * of taking turns.  Each has its own path cache (at most one more
+ * computation per distinct request). */
+#define MOVERS 2
+
+static void move_all(struct me *me, struct me_evc **list, const struct move *m, size_t *up,
+                     size_t *down, size_t *computed)
+{
+    atomic_size_t next = 0;
+    struct mover w[MOVERS];
+    pthread_t helper[MOVERS];
+    bool started[MOVERS] = {false};
+    size_t len = 0, k;
+
+    while (list && list[len])
+        len++;
+    for (k = 0; k < MOVERS; k++)
+        w[k] = (struct mover){.me = me, .list = list, .len = len, .next = &next, .m = m};
+    /* a helper that cannot start leaves its share to the others */
+    for (k = 1; k < MOVERS && len > BATCH; k++)
+        started[k] = pthread_create(&helper[k], NULL, mover_run, &w[k]) == 0;
+    mover_run(&w[0]);
+    for (k = 0; k < MOVERS; k++) {
+        if (k && started[k])
+            pthread_join(helper[k], NULL);
+        *up += w[k].up;
+        *down += w[k].down;
+        *computed += w[k].computed;
+    }
 }
 
 void me_failover_link_down(struct me *me, const char *link)

@@ -206,6 +206,59 @@ START_TEST(link_down_moves_evcs_with_calls_per_switch)
 }
 END_TEST
 
+/* More EVCs than one batch (failover.c's BATCH, 32): the batches are
+ * shared by two movers at once.  Every EVC still moves once, with its own
+ * event, its flows in every switch of its new path, and S-VLANs no other
+ * EVC holds on the same link (both movers reserve tags at once). */
+#define N_MANY 100
+
+START_TEST(link_down_moves_many_evcs_in_parallel_batches)
+{
+    static char ids[N_MANY][15];
+    char link[128], link2[128], path[256], seen[N_MANY * 2][160];
+    size_t hops, moved0, nseen = 0;
+
+    for (int i = 0; i < N_MANY; i++)
+        create(1000 + i, true, NULL, ids[i]);
+    ck_assert_int_eq(kytos_test_drain(th, 20000), 0);
+    ck_assert(evc_state(ids[0], &hops, link, sizeof link));
+    moved0 = kytos_test_published_count(th, "kytos/mef_eline.redeployed_link_down");
+
+    link_down(link);
+
+    for (int i = 0; i < N_MANY; i++) {
+        kytos_test_resp *r;
+        struct json_object *cp;
+
+        ck_assert_msg(evc_state(ids[i], &hops, link2, sizeof link2), "EVC %d is down", i);
+        ck_assert_uint_eq(hops, 2);
+        ck_assert_str_ne(link2, link);
+        ck_assert_uint_eq(evc_flows(ids[i], S1, "installed"), 2);
+        ck_assert_uint_eq(evc_flows(ids[i], S2, "installed"), 2);
+        ck_assert_uint_eq(evc_flows(ids[i], S3, "installed"), 2);
+        /* "<link id>/<s_vlan>" of each hop: no two EVCs share one */
+        snprintf(path, sizeof path, ME "v2/evc/%s", ids[i]);
+        r = req("GET", path, NULL);
+        ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "current_path", &cp));
+        for (size_t h = 0; h < json_object_array_length(cp); h++) {
+            struct json_object *hop = json_object_array_get_idx(cp, h), *md, *sv, *v;
+            ck_assert(json_object_object_get_ex(hop, "metadata", &md));
+            ck_assert(json_object_object_get_ex(md, "s_vlan", &sv));
+            ck_assert(json_object_object_get_ex(sv, "value", &v));
+            snprintf(seen[nseen], sizeof seen[0], "%s/%d",
+                     json_object_get_string(json_object_object_get(hop, "id")), json_object_get_int(v));
+            for (size_t k = 0; k < nseen; k++)
+                ck_assert_msg(strcmp(seen[k], seen[nseen]) != 0, "S-VLAN %s held twice", seen[k]);
+            nseen++;
+        }
+        kytos_test_resp_free(r);
+    }
+    ck_assert_uint_eq(nseen, 2 * N_MANY);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/mef_eline.redeployed_link_down") - moved0,
+                      N_MANY);
+}
+END_TEST
+
 /* A batch where some EVCs cannot move: the one held to the failed link
  * (its only path, no dynamic path allowed) goes down with its event and
  * its flows removed, the others move. */
@@ -325,6 +378,7 @@ static Suite *suite(void)
     Suite *s = suite_create("mef_eline_failover");
     TCase *tc = kytos_check_case(s, "failover", setup, teardown, 120);
     tcase_add_test(tc, link_down_moves_evcs_with_calls_per_switch);
+    tcase_add_test(tc, link_down_moves_many_evcs_in_parallel_batches);
     tcase_add_test(tc, link_down_downs_those_without_a_path_and_moves_the_rest);
     tcase_add_test(tc, consistency_round_moves_evcs_off_a_link_down_unnoticed);
     return s;
