@@ -141,18 +141,26 @@ static bool covers(const struct sim_flow *f, struct json_object *want)
     return yes;
 }
 
-static bool cookie_ok(const struct sim_flow *f, struct json_object *req)
-{
-    uint64_t mask = num(req, "cookie_mask", 0);
+/* What a modify or delete selects by, read from the message once: a
+ * non-strict one tests every flow of the table. */
+struct sel {
+    uint64_t cookie, mask, table;
+};
 
-    return mask == 0 || (f->cookie & mask) == (num(req, "cookie", 0) & mask);
+static struct sel sel_of(struct json_object *req)
+{
+    return (struct sel){.cookie = num(req, "cookie", 0), .mask = num(req, "cookie_mask", 0),
+                        .table = num(req, "table_id", 255)};
 }
 
-static bool table_ok(const struct sim_flow *f, struct json_object *req)
+static bool cookie_ok(const struct sim_flow *f, const struct sel *s)
 {
-    uint64_t t = num(req, "table_id", 255);
+    return s->mask == 0 || (f->cookie & s->mask) == (s->cookie & s->mask);
+}
 
-    return t == 255 || f->table_id == t;
+static bool table_ok(const struct sim_flow *f, const struct sel *s)
+{
+    return s->table == 255 || f->table_id == s->table;
 }
 
 /* f holds flow (a tree nobody else reads: serialising caches text in it)
@@ -414,8 +422,9 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
 {
     struct sim_flowtab *t = &sw->flows;
     struct sim_flow *hit[STRICT_MAX], *f, *next;
-    struct json_object *copy = NULL;
+    struct json_object *copy = NULL, *want = match_of(flow);
     struct entry e = {0};
+    struct sel sel = sel_of(flow);
     size_t n = 0;
 
     if (cmd == CMD_ADD || cmd == CMD_MODIFY_STRICT || cmd == CMD_DELETE_STRICT) {
@@ -439,12 +448,12 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
         break;
     case CMD_MODIFY_STRICT:
         for (size_t k = 0; k < n; k++)
-            if (cookie_ok(hit[k], flow) && table_ok(hit[k], flow))
+            if (cookie_ok(hit[k], &sel) && table_ok(hit[k], &sel))
                 modify(hit[k], flow);
         break;
     case CMD_DELETE_STRICT:
         for (size_t k = 0; k < n; k++)
-            if (cookie_ok(hit[k], flow))
+            if (cookie_ok(hit[k], &sel))
                 tab_remove(t, hit[k]);
         break;
     case CMD_MODIFY:
@@ -452,7 +461,7 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
         /* non-strict: any flow whose match covers the given one, so a scan */
         for (f = t->head; f; f = next) {
             next = f->next;
-            if (!cookie_ok(f, flow) || !table_ok(f, flow) || !covers(f, match_of(flow)))
+            if (!cookie_ok(f, &sel) || !table_ok(f, &sel) || !covers(f, want))
                 continue;
             if (cmd == CMD_MODIFY)
                 modify(f, flow);
