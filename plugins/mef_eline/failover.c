@@ -27,13 +27,19 @@
  * mover waits the other builds (move_all).
  * BATCH stays well under the 64 locks one thread may hold under
  * ThreadSanitizer's deadlock detector, and bounds how long a request on one
- * of these EVCs can wait for its lock. */
+ * of these EVCs can wait for its lock.  It is 16, not more: each flow of a
+ * batch becomes several json-c trees on its way through flow_manager (each
+ * object a 640-byte table), and at 32 (40 flows per EVC the long way round
+ * a ring) a batch's garbage outgrew what the allocator keeps warm: twice
+ * the page faults, a third more CPU (bench/scale-bench.py, link_down, 667
+ * EVCs: 62,000 faults and 3.4 CPU s at 32, 26,000 and 2.6 at 16, 2.8 at 8
+ * for the extra calls). */
 #include "me.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define BATCH 32
+#define BATCH 16
 
 /* Append the flows of body (flows_by_switch) to into's, per switch. */
 static void merge(struct json_object *into, struct json_object *body)
