@@ -111,36 +111,40 @@ static int vlan_mask_ok(const char *s)
     return *end == '\0' && b <= 8191;
 }
 
+static int match_field(const char *key)
+{
+    for (size_t i = 0; i < sizeof match_fields / sizeof match_fields[0]; i++)
+        if (strcmp(key, match_fields[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The request's match, checked; f->match is the request's own object when
+ * it has nothing of_core would drop (the usual case: one json-c object
+ * less per flow), else a copy without what of_core drops. */
 static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size_t errlen)
 {
     char where[96];
-    size_t i;
+    size_t dropped = 0;
     uint64_t u;
 
-    f->match = json_object_new_object();
-    if (!f->match)
-        return fail(err, errlen, "out of memory");
-    if (m == NULL || json_object_is_type(m, json_type_null))
-        return 0;
+    if (m == NULL || json_object_is_type(m, json_type_null)) {
+        f->match = json_object_new_object();
+        return f->match ? 0 : fail(err, errlen, "out of memory");
+    }
     if (!json_object_is_type(m, json_type_object))
         return fail(err, errlen, "flow, match: Input should be a valid dictionary");
     /* Keep the request's order; unknown names are dropped like of_core. */
     json_object_object_foreach(m, key, val) {
-        int type = -1;
-        uint64_t max = 0;
-        for (i = 0; i < sizeof match_fields / sizeof match_fields[0]; i++) {
-            if (strcmp(key, match_fields[i].name) == 0) {
-                type = match_fields[i].type;
-                max = match_fields[i].max;
-                break;
-            }
-        }
-        if (type < 0 || val == NULL)
+        int i = match_field(key);
+        if (i < 0 || val == NULL) {
+            dropped++;
             continue;
+        }
         fm_join(where, sizeof where, "flow, match", ", ", key);
-        switch (type) {
+        switch (match_fields[i].type) {
         case MT_INT:
-            if (check_uint(val, max, where, &u, err, errlen) != 0)
+            if (check_uint(val, match_fields[i].max, where, &u, err, errlen) != 0)
                 return -1;
             break;
         case MT_STR:
@@ -164,16 +168,37 @@ static int parse_match(struct json_object *m, struct fm_flow *f, char *err, size
                             "%s: Value error, must be an integer or an integer with a mask in "
                             "format vlan/mask",
                             where);
-            } else if (check_uint(val, max, where, &u, err, errlen) != 0) {
+            } else if (check_uint(val, match_fields[i].max, where, &u, err, errlen) != 0) {
                 return -1;
             }
             break;
         }
+    }
+    if (dropped == 0) {
+        f->match = json_object_get(m);
+        return 0;
+    }
+    if (!(f->match = json_object_new_object()))
+        return fail(err, errlen, "out of memory");
+    json_object_object_foreach(m, key2, val2) {
+        int i = match_field(key2);
+        if (i < 0 || val2 == NULL)
+            continue;
         /* the table's name, not the body's: a key json-c need not copy */
-        json_object_object_add_ex(f->match, match_fields[i].name, json_object_get(val),
+        json_object_object_add_ex(f->match, match_fields[i].name, json_object_get(val2),
                                   JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
     }
     return 0;
+}
+
+/* a's keys are exactly "action_type" then field (when not NULL). */
+static int action_is_canonical(struct json_object *a, const char *field)
+{
+    struct lh_entry *e = json_object_get_object(a)->head;
+
+    if (json_object_object_length(a) != (field ? 2 : 1) || strcmp(lh_entry_k(e), "action_type"))
+        return 0;
+    return !field || strcmp(lh_entry_k(e->next), field) == 0;
 }
 
 /* One action dict -> its of_core as_dict(), or -1. */
@@ -208,21 +233,24 @@ static int parse_action(struct json_object *a, const char *where, struct json_ob
     else if (strcmp(t, "push_vlan") != 0 && strcmp(t, "pop_vlan") != 0)
         return fail(err, errlen, "It couldn't serialize flow_dict: '%s'", t);
 
+    if (field) {
+        fm_join(w, sizeof w, where, ", ", field);
+        v = json_object_object_get(a, field);
+        if (v == NULL)
+            return fail(err, errlen, "%s: Field required", w);
+        if (check_uint(v, max, w, &u, err, errlen) != 0)
+            return -1;
+    }
+    /* already as of_core writes it (mef_eline's are): the request's own */
+    if (action_is_canonical(a, field ? field : strcmp(t, "push_vlan") == 0 ? "tag_type" : NULL)) {
+        *out = json_object_get(a);
+        return 0;
+    }
     d = json_object_new_object();
     if (!d)
         return fail(err, errlen, "out of memory");
     kytos_json_add_lit(d, "action_type", json_object_new_string(t));
     if (field) {
-        fm_join(w, sizeof w, where, ", ", field);
-        v = json_object_object_get(a, field);
-        if (v == NULL) {
-            json_object_put(d);
-            return fail(err, errlen, "%s: Field required", w);
-        }
-        if (check_uint(v, max, w, &u, err, errlen) != 0) {
-            json_object_put(d);
-            return -1;
-        }
         /* field is one of the literals above */
         json_object_object_add_ex(d, field, json_object_get(v),
                                   JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
