@@ -629,9 +629,33 @@ static void call_complete(kytos_req *r)
 
 static const struct kh_transport call_transport = {call_header, call_complete};
 
-int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const char *target,
-            const char *body, size_t len, const char *const *headers, int use_pool,
-            kytos_response **out)
+/* The body of call r: text, or a tree (taken) that a route reading its
+ * body itself (raw, not checked against the spec) receives as is: no text
+ * written and parsed again. */
+static void call_body(kytos_req *r, const char *body, size_t len, struct json_object *tree)
+{
+    const struct kh_route *rt = r->match.status == 0 ? r->match.route : NULL;
+
+    if (tree && rt && !rt->op && (rt->flags & KYTOS_ROUTE_RAW_BODY) && !r->status) {
+        r->json = tree;
+        r->body_given = 1;
+        return;
+    }
+    if (tree) {
+        body = json_object_to_json_string_length(
+            tree, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+        if (body && len)
+            kh_req_append_body(r, body, len);
+        json_object_put(tree);
+        return;
+    }
+    if (body && len)
+        kh_req_append_body(r, body, len);
+}
+
+static int call_run(struct kh_http_ctx *h, const char *method, const char *target,
+                    const char *body, size_t len, struct json_object *tree,
+                    const char *const *headers, int use_pool, kytos_response **out)
 {
     struct call_ctx ctx = {.headers = headers};
     kytos_req *r;
@@ -640,23 +664,25 @@ int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const
     unsigned st;
     size_t i;
 
-    (void)caller;
-    if (!out || !method || !target)
+    if (!out || !method || !target) {
+        json_object_put(tree);
         return KYTOS_EINVAL;
+    }
     *out = NULL;
     pthread_mutex_init(&ctx.mu, NULL);
     pthread_cond_init(&ctx.cv, NULL);
     r = kh_req_new(h, &call_transport, &ctx);
-    if (!r)
+    if (!r) {
+        json_object_put(tree);
         return KYTOS_ENOMEM;
+    }
     snprintf(r->peer, sizeof r->peer, "in-process");
     st = (unsigned)kh_req_set_target(r, method, target, err, sizeof err);
     if (st)
         kh_req_set_error(r, st, err);
     else
         kh_dispatch_route(r);
-    if (body && len)
-        kh_req_append_body(r, body, len);
+    call_body(r, body, len, tree);
     /* a call from a worker runs inline: it must not wait for its own pool */
     dispatch_run(r, !use_pool || kh_workpool_in_any_worker(), use_pool);
     pthread_mutex_lock(&ctx.mu);
@@ -697,6 +723,22 @@ int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const
         return KYTOS_ENOMEM;
     *out = resp;
     return KYTOS_OK;
+}
+
+int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const char *target,
+            const char *body, size_t len, const char *const *headers, int use_pool,
+            kytos_response **out)
+{
+    (void)caller;
+    return call_run(h, method, target, body, len, NULL, headers, use_pool, out);
+}
+
+int kh_call_give(struct kh_http_ctx *h, kytos_napp *caller, const char *method,
+                 const char *target, struct json_object *body, const char *const *headers,
+                 kytos_response **out)
+{
+    (void)caller;
+    return call_run(h, method, target, NULL, 0, body, headers, 0, out);
 }
 
 unsigned kh_response_status(const kytos_response *r) { return r ? r->status : 0; }

@@ -24,6 +24,13 @@ void kh_dispatch_answer_all(struct kh_http_ctx *h, unsigned status, const char *
 int kh_call(struct kh_http_ctx *h, kytos_napp *caller, const char *method, const char *target,
             const char *body, size_t len, const char *const *headers, int use_pool,
             kytos_response **out);
+/* kh_call with the body as a json-c tree, taken (the caller's reference):
+ * a route that reads its body itself (KYTOS_ROUTE_RAW_BODY) gets the tree
+ * as kytos_req_json, and its text only if it asks; any other route gets
+ * the text, as from kh_call. */
+int kh_call_give(struct kh_http_ctx *h, kytos_napp *caller, const char *method,
+                 const char *target, struct json_object *body, const char *const *headers,
+                 kytos_response **out);
 int kh_watchdog_start(struct kh_http_ctx *h);
 void kh_watchdog_stop(struct kh_http_ctx *h);
 unsigned kh_response_status(const kytos_response *r);

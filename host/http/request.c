@@ -467,6 +467,18 @@ const char *kh_req_header(const kytos_req *r, const char *name)
 
 const void *kh_req_body(const kytos_req *r, size_t *len)
 {
+    if (r->body_given) {
+        /* a tree given by an in-process call, to a handler that reads text:
+         * written once, on the handler's thread (the only one using r) */
+        kytos_req *w = (kytos_req *)r;
+        size_t n = 0;
+        const char *t = json_object_to_json_string_length(
+            r->json, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        w->body_given = 0;
+        w->body_limit = n + 1;   /* the caller's own tree: no client limit */
+        if (t)
+            kh_req_append_body(w, t, n);
+    }
     if (len)
         *len = r->body_len;
     return r->body_len ? r->body : NULL;

@@ -77,6 +77,9 @@ struct kytos_req {
     size_t body_len, body_cap, body_limit;
     int body_too_big;
     struct json_object *json;   /* parsed body */
+    int body_given;             /* json is a tree an in-process call gave
+                                 * (kytos_call_give): body holds its text
+                                 * only once a handler asks for it */
     struct json_object *typed;  /* OpenAPI-coerced parameters {name: value} */
 
     struct kh_query_pair *query;

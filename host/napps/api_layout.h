@@ -103,7 +103,9 @@ KH_SLOT(conn_id, 73);
 KH_SLOT(conn_info, 74);
 KH_SLOT(conn_json, 75);
 KH_SLOT(req_identity, 76);
-_Static_assert(sizeof(struct kytos_api) == 8 + 77 * KH_P,
+/* ABI 1.6 */
+KH_SLOT(call_give, 77);
+_Static_assert(sizeof(struct kytos_api) == 8 + 78 * KH_P,
                "struct kytos_api grew: add the new slot above and bump KYTOS_ABI_MINOR");
 
 /* The table's size at each ABI minor (what a host of that minor hands out):
@@ -113,8 +115,9 @@ _Static_assert(sizeof(struct kytos_api) == 8 + 77 * KH_P,
 #define KH_API_SIZE_1_2 offsetof(struct kytos_api, napp_set_data_full)
 #define KH_API_SIZE_1_3 offsetof(struct kytos_api, conn_handle)
 #define KH_API_SIZE_1_4 offsetof(struct kytos_api, req_identity)
-#define KH_API_SIZE_1_5 sizeof(struct kytos_api)
-_Static_assert(KYTOS_ABI_MAJOR == 1 && KYTOS_ABI_MINOR == 5,
+#define KH_API_SIZE_1_5 offsetof(struct kytos_api, call_give)
+#define KH_API_SIZE_1_6 sizeof(struct kytos_api)
+_Static_assert(KYTOS_ABI_MAJOR == 1 && KYTOS_ABI_MINOR == 6,
                "a new ABI minor needs its KH_API_SIZE_1_x above and in api_table.c");
 
 /* The descriptor: read by the host before any NApp code runs. */

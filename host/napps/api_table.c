@@ -17,7 +17,7 @@ static struct kytos_api table;
 static struct kytos_api older[KYTOS_ABI_MINOR];
 static const size_t size_at_minor[KYTOS_ABI_MINOR + 1] = {
     KH_API_SIZE_1_0, KH_API_SIZE_1_1, KH_API_SIZE_1_2, KH_API_SIZE_1_3, KH_API_SIZE_1_4,
-    KH_API_SIZE_1_5
+    KH_API_SIZE_1_5, KH_API_SIZE_1_6
 };
 static atomic_int emulated = -1;    /* -1: the full table */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -59,6 +59,17 @@ static int api_call(kytos_napp *caller, const char *method, const char *path, co
     return kh_call(&caller->host->web, caller, method, path, body, len, body && len ? json_ct : NULL, 0, out);
 }
 
+static int api_call_give(kytos_napp *caller, const char *method, const char *path,
+                         struct json_object *body, kytos_response **out)
+{
+    static const char *const json_ct[] = {"Content-Type: application/json", NULL};
+    if (!caller) {
+        json_object_put(body);
+        return KYTOS_EINVAL;
+    }
+    return kh_call_give(&caller->host->web, caller, method, path, body, body ? json_ct : NULL, out);
+}
+
 /* How the ABI slots of the bus and the store find the caller's. */
 static kh_bus *napp_bus(const kytos_napp *n) { return n->host ? kh_host_bus(n->host) : NULL; }
 static kh_store *napp_store(const kytos_napp *n) { return n->host ? kh_host_store(n->host) : NULL; }
@@ -98,6 +109,7 @@ static void fill(void)
     table.resp_header = kh_resp_header;
     table.req_finish = kh_req_finish;
     table.call = api_call;
+    table.call_give = api_call_give;
     table.response_status = kh_response_status;
     table.response_body = kh_response_body;
     table.response_json = kh_response_json;

@@ -277,6 +277,10 @@ struct kytos_api {
     /* ---- ABI 1.5: who is calling (docs/auth.md) ---- */
     int (*req_identity)(const kytos_req *req, const char **user, const char **token_id,
                         const char **role);
+
+    /* ---- ABI 1.6: an in-process call whose body is a json-c tree ---- */
+    int (*call_give)(kytos_napp *caller, const char *method, const char *path,
+                     struct json_object *body, kytos_response **out);   /* body taken */
 };
 
 /* The NApp side: one hidden global per NApp, set before its init runs. */

@@ -159,6 +159,23 @@ static inline int kytos_call_json(kytos_napp *caller, const char *method, const 
                             : NULL;
     return kytos__api->call(caller, method, path, text, len, out);
 }
+/* kytos_call_json giving the tree instead of its text (ABI 1.6): body is
+ * taken, whatever the result, and must share nothing with what another
+ * thread may touch (the callee may keep parts of it).  A route that reads
+ * its body itself (KYTOS_ROUTE_RAW_BODY, not checked against the spec)
+ * finds it as kytos_req_json, and its text only if it asks
+ * (kytos_req_body); any other route gets the text, as kytos_call_json
+ * sends it.  On an older host the text is sent. */
+static inline int kytos_call_give(kytos_napp *caller, const char *method, const char *path,
+                                  struct json_object *body, kytos_response **out)
+{
+    int rc;
+    if (KYTOS_API_HAS(call_give))
+        return kytos__api->call_give(caller, method, path, body, out);
+    rc = kytos_call_json(caller, method, path, body, out);
+    json_object_put(body);
+    return rc;
+}
 static inline unsigned kytos_response_status(const kytos_response *r)
 {
     return kytos__api->response_status(r);

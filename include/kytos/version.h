@@ -31,6 +31,10 @@
  *   1.5  (no new slot) struct kytos_find gained flags (appended; hosts
  *        copy struct_size bytes): KYTOS_FIND_TEXT, documents handed out
  *        as their JSON text; hosts that predate it give objects.
+ *   1.6  call_give: an in-process call whose body is a json-c tree, taken;
+ *        a route that reads its body itself gets the tree (kytos_req_json)
+ *        without the text written and parsed again (kytos_call_give falls
+ *        back to text on older hosts).
  *
  * The ABI minor goes up when a slot is appended to struct kytos_api; the
  * major goes up when any existing slot changes meaning or signature.
@@ -46,7 +50,7 @@
 #define KYTOS_VERSION_STRING "0.1.0"
 
 #define KYTOS_ABI_MAJOR 1
-#define KYTOS_ABI_MINOR 5
+#define KYTOS_ABI_MINOR 6
 
 /* True when the headers in use are at least ABI maj.min (compile time). */
 #define KYTOS_ABI_AT_LEAST(maj, min) \

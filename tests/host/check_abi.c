@@ -127,6 +127,75 @@ START_TEST(on_an_abi_1_1_host_only_the_1_1_slot_is_added)
 }
 END_TEST
 
+/* GET v1/call_give?to=<to>: the answer the probe relays {"status", "body"} */
+static kytos_test_resp *call_give(const char *to, struct json_object **status, struct json_object **body)
+{
+    char path[128];
+    kytos_test_resp *r;
+
+    snprintf(path, sizeof path, "/api/kytos/abiprobe/v1/call_give?to=%s", to);
+    r = kytos_test_request(th, "GET", path, NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "status", status));
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "body", body));
+    return r;
+}
+
+static const char given[] = "{\"a\":[1,{\"b\":\"c\"}]}";
+
+/* ABI 1.6: a route that reads its body itself gets the caller's tree, and
+ * its text when it asks; a route the host parses for gets the text. */
+START_TEST(call_give_hands_the_tree_to_a_raw_route)
+{
+    struct json_object *st, *body, *want = json_tokener_parse(given), *v;
+    kytos_test_resp *r;
+
+    ck_assert_int_eq(kytos_test_load(th, PROBE), KYTOS_OK);
+    ck_assert_int_eq(kytos_test_start(th), KYTOS_OK);
+    r = call_give("raw", &st, &body);
+    ck_assert_int_eq(json_object_get_int(st), 200);
+    ck_assert(json_object_object_get_ex(body, "tree", &v) && json_object_get_boolean(v));
+    ck_assert(json_object_object_get_ex(body, "body", &v) && json_object_equal(v, want));
+    ck_assert(json_object_object_get_ex(body, "text", &v));
+    ck_assert_str_eq(json_object_get_string(v), given);
+    kytos_test_resp_free(r);
+
+    r = call_give("echo", &st, &body);
+    ck_assert_int_eq(json_object_get_int(st), 200);
+    ck_assert(json_object_equal(body, want));
+    kytos_test_resp_free(r);
+
+    /* from a client the raw route has text only */
+    r = kytos_test_request(th, "POST", "/api/kytos/abiprobe/v1/raw", given);
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "tree", &v) &&
+              !json_object_get_boolean(v));
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "text", &v));
+    ck_assert_str_eq(json_object_get_string(v), given);
+    kytos_test_resp_free(r);
+    json_object_put(want);
+}
+END_TEST
+
+/* On a 1.5 host kytos_call_give sends the text: the raw route reads it. */
+START_TEST(on_an_abi_1_5_host_call_give_sends_text)
+{
+    struct json_object *st, *body, *v;
+    kytos_test_resp *r;
+
+    ck_assert_int_eq(kytos_test_emulate_abi_minor(th, 5), KYTOS_OK);
+    ck_assert_int_eq(kytos_test_load(th, PROBE), KYTOS_OK);
+    ck_assert_int_eq(kytos_test_start(th), KYTOS_OK);
+    r = call_give("raw", &st, &body);
+    ck_assert_int_eq(json_object_get_int(st), 200);
+    ck_assert(json_object_object_get_ex(body, "tree", &v) && !json_object_get_boolean(v));
+    ck_assert(json_object_object_get_ex(body, "text", &v));
+    ck_assert_str_eq(json_object_get_string(v), given);
+    kytos_test_resp_free(r);
+}
+END_TEST
+
 START_TEST(a_napp_needing_a_newer_minor_is_refused_naming_both_versions)
 {
     char want[128];
@@ -175,6 +244,8 @@ int main(void)
     tcase_add_test(tc, older_minimum_loads_on_the_current_host);
     tcase_add_test(tc, on_an_abi_1_0_host_newer_slots_are_absent_and_the_fallback_runs);
     tcase_add_test(tc, on_an_abi_1_1_host_only_the_1_1_slot_is_added);
+    tcase_add_test(tc, call_give_hands_the_tree_to_a_raw_route);
+    tcase_add_test(tc, on_an_abi_1_5_host_call_give_sends_text);
     tcase_add_test(tc, a_napp_needing_a_newer_minor_is_refused_naming_both_versions);
     tcase_add_test(tc, a_napp_with_the_default_minimum_is_refused_by_an_older_host);
     tcase_add_test(tc, no_emulating_a_future_minor);

@@ -9,6 +9,12 @@
  *   POST v1/give  publishes kytos/abiprobe.given with kytos_event_publish_give,
  *             unprobed (its wrapper falls back on an older host).
  *   GET's "wanted": kytos_event_wanted, unprobed, for a name nobody wants.
+ *   POST v1/raw  a route that reads its body itself (KYTOS_ROUTE_RAW_BODY):
+ *             {"tree": kytos_req_json was set, "body": it or null, "text":
+ *             kytos_req_body's text}.
+ *   GET  v1/call_give?to=raw|echo  kytos_call_give of {"a": [1, {"b": "c"}]}
+ *             to v1/raw, or to v1/echo (parsed by the host): {"status",
+ *             "body"} of the answer.
  * Its spec is followed by bytes that are no YAML, past the length given to
  * KYTOS_NAPP_DEFINE: the host must read only that length. */
 #ifndef KYTOS_NAPP_ABI_MIN_MINOR
@@ -18,6 +24,8 @@
 #define ABIPROBE_NAME "abiprobe"
 #endif
 #include <kytos/kytos.h>
+
+#include <stdio.h>
 
 static const char spec[] =
     "openapi: 3.0.0\n"
@@ -80,6 +88,48 @@ static int give(kytos_req *req, void *ud)
     return kytos_resp_json_take(req, 201, json_object_new_object());
 }
 
+static int raw(kytos_req *req, void *ud)
+{
+    struct json_object *o = json_object_new_object(), *tree = kytos_req_json(req);
+    size_t len = 0;
+    const char *text;
+    (void)ud;
+    /* the tree first: reading the text must leave it in place */
+    json_object_object_add(o, "tree", json_object_new_boolean(tree != NULL));
+    text = kytos_req_body(req, &len);
+    json_object_object_add(o, "body", json_object_get(kytos_req_json(req)));
+    json_object_object_add(o, "text", json_object_new_string_len(text ? text : "", (int)len));
+    return kytos_resp_json_take(req, 200, o);
+}
+
+static int echo(kytos_req *req, void *ud)
+{
+    (void)ud;
+    return kytos_resp_json(req, 200, kytos_req_json(req));
+}
+
+static int call_give(kytos_req *req, void *ud)
+{
+    const char *to = kytos_req_query(req, "to");
+    struct json_object *body = json_object_new_object(), *a = json_object_new_array(),
+                       *b = json_object_new_object(), *o;
+    kytos_response *r = NULL;
+    char path[96];
+    (void)ud;
+    json_object_object_add(b, "b", json_object_new_string("c"));
+    json_object_array_add(a, json_object_new_int(1));
+    json_object_array_add(a, b);
+    json_object_object_add(body, "a", a);
+    snprintf(path, sizeof path, "/api/kytos/%s/v1/%s", ABIPROBE_NAME, to ? to : "raw");
+    if (kytos_call_give(kytos_req_napp(req), "POST", path, body, &r) != KYTOS_OK || !r)
+        return kytos_resp_error(req, 500, "the call failed");
+    o = json_object_new_object();
+    json_object_object_add(o, "status", json_object_new_int((int)kytos_response_status(r)));
+    json_object_object_add(o, "body", json_object_get(kytos_response_json(r)));
+    kytos_response_free(r);
+    return kytos_resp_json_take(req, 200, o);
+}
+
 static int abiprobe_init(kytos_napp *napp, char **errmsg)
 {
     int rc;
@@ -94,6 +144,19 @@ static int abiprobe_init(kytos_napp *napp, char **errmsg)
         rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
                                                          .method = "POST", .path = "v1/give",
                                                          .handler = give});
+    if (rc == KYTOS_OK)
+        rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                         .method = "POST", .path = "v1/raw",
+                                                         .handler = raw,
+                                                         .flags = KYTOS_ROUTE_RAW_BODY});
+    if (rc == KYTOS_OK)
+        rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                         .method = "POST", .path = "v1/echo",
+                                                         .handler = echo});
+    if (rc == KYTOS_OK)
+        rc = kytos_route_add(napp, &(struct kytos_route){.struct_size = sizeof(struct kytos_route),
+                                                         .method = "GET", .path = "v1/call_give",
+                                                         .handler = call_give});
     return rc;
 }
 
