@@ -38,6 +38,12 @@ int fm_req_body_json(kytos_req *req, struct json_object **out)
     char err[300];
 
     *out = NULL;
+    /* an in-process call that gave its body as a tree (kytos_call_give,
+     * mef_eline's flows): that tree, not its text parsed again */
+    if ((*out = kytos_req_json(req)) != NULL) {
+        json_object_get(*out);
+        return 0;
+    }
     if (!is_json_ctype(ct)) {
         kytos_resp_error(req, 415, "Expected Content-Type: application/json, got: %s",
                          ct ? ct : "");

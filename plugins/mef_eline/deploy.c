@@ -122,7 +122,6 @@ bool me_deploy_finish(struct me *me, struct me_evc *e, struct me_path *path, boo
         /* Kytos removes what it may have left behind */
         struct json_object *del = me_flows_delete_body(e, path);
         me_flows_send(me, del, false, true);
-        json_object_put(del);
         release_tags(me, path);
         me_path_clear(path);
         return false;
@@ -142,7 +141,6 @@ static bool install(struct me *me, struct me_evc *e, struct me_path *path)
     struct json_object *flows = me_flows_build(e, path);
     unsigned st = me_flows_send(me, flows, true, false);
 
-    json_object_put(flows);
     return me_deploy_finish(me, e, path, st == 202);
 }
 
@@ -249,6 +247,5 @@ void me_undeploy(struct me *me, struct me_evc *e)
 
     if (del) {
         me_flows_send(me, del, false, true);
-        json_object_put(del);
     }
 }

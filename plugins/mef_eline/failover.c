@@ -118,7 +118,6 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
         }
     }
     me_flows_send(me, del, false, true);
-    json_object_put(del);
 
     for (i = 0; i < n; i++) {
         struct me_evc *e = evcs[i];
@@ -132,8 +131,7 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
             nready++;
         }
     }
-    bulk_ok = nready == 0 || me_flows_send(me, add, true, false) == 202;
-    json_object_put(add);
+    bulk_ok = me_flows_send(me, add, true, false) == 202;   /* 202 when empty */
     if (!bulk_ok)
         kytos_log(me->napp, KYTOS_LOG_WARNING,
                   "installing %zu EVCs at once failed: installing them one by one", nready);
@@ -146,7 +144,6 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
             if (!sent) {
                 b = me_flows_build(e, &paths[i]);
                 sent = me_flows_send(me, b, true, false) == 202;
-                json_object_put(b);
             }
             ok = me_deploy_finish(me, e, &paths[i], sent);
             if (ok)

@@ -248,9 +248,12 @@ unsigned me_flows_send(struct me *me, struct json_object *by_switch, bool instal
     const char *path = force ? "/api/kytos/flow_manager/v2/flows_by_switch?force=true"
                              : "/api/kytos/flow_manager/v2/flows_by_switch?force=false";
 
-    if (json_object_object_length(by_switch) == 0)
+    if (json_object_object_length(by_switch) == 0) {
+        json_object_put(by_switch);
         return 202;
-    if (kytos_call_json(me->napp, install ? "POST" : "DELETE", path, by_switch, &r) == KYTOS_OK &&
+    }
+    /* the tree itself (ABI 1.6): flow_manager reads it without its text */
+    if (kytos_call_give(me->napp, install ? "POST" : "DELETE", path, by_switch, &r) == KYTOS_OK &&
         r) {
         status = kytos_response_status(r);
         if (status != 202) {

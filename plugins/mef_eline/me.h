@@ -292,7 +292,8 @@ void me_failover_stale(struct me *me, const struct me_snap *snap);
 /* Flows of an EVC over path p (or intra-switch when p is empty), as
  * flow_manager's flows_by_switch body {"<dpid>": {"flows": [...]}}. */
 struct json_object *me_flows_build(const struct me_evc *e, const struct me_path *p);
-/* POST (install) or DELETE through flow_manager in-process.  HTTP status. */
+/* POST (install) or DELETE through flow_manager in-process; by_switch is
+ * taken (handed to flow_manager as it is).  HTTP status. */
 unsigned me_flows_send(struct me *me, struct json_object *by_switch, bool install, bool force);
 /* The switches an EVC's flows may be on (UNIs and path), as a delete body. */
 struct json_object *me_flows_delete_body(const struct me_evc *e, const struct me_path *p);
