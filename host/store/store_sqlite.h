@@ -84,6 +84,9 @@ struct sq_coll {
     /* finds and counts with a filter that no index (nor _id) served: each
      * read every row (shown in status/ as "full_scans") */
     atomic_uint_fast64_t full_scans;
+    /* the writer's upserts lately: > 0 mostly new documents, < 0 mostly
+     * existing ones (under mmu; see store_sqlite_merge.c) */
+    int upsert_bias;
 };
 
 struct sq_store {

@@ -125,6 +125,72 @@ static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_p
     return r;
 }
 
+/* An upsert either updates a stored document or inserts a new one; trying
+ * the wrong statement first costs a look-up that finds nothing or an insert
+ * refused as a duplicate.  Which comes first follows what the collection's
+ * upserts did lately: a link failure's flows are nearly all new (each
+ * missed UPDATE cost about a tenth of the failover's writes), a round of
+ * re-sent flows finds them all stored. */
+#define UPSERT_BIAS_MAX 16
+
+static int upsert_insert_first(struct sq_store *s, const char *coll)
+{
+    struct sq_coll *c;
+    int r = 0;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = sq_coll_find(s, coll)) != NULL)
+        r = c->upsert_bias > 0;
+    pthread_mutex_unlock(&s->mmu);
+    return r;
+}
+
+static void upsert_outcome(struct sq_store *s, const char *coll, int inserted)
+{
+    struct sq_coll *c;
+
+    pthread_mutex_lock(&s->mmu);
+    if ((c = sq_coll_find(s, coll)) != NULL) {
+        if (inserted && c->upsert_bias < UPSERT_BIAS_MAX)
+            c->upsert_bias++;
+        else if (!inserted && c->upsert_bias > -UPSERT_BIAS_MAX)
+            c->upsert_bias--;
+    }
+    pthread_mutex_unlock(&s->mmu);
+}
+
+/* The new document of an upsert, from the plan, inserted unless one with
+ * its id is stored: 1 inserted, 0 there already (nothing written), 2 for
+ * the general path, or an error.  x->off, x->len: its text in s->wbuf. */
+static int insert_new(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
+                      int if_missing, struct sq_splice *x, struct kytos_error *err)
+{
+    char sql[256];
+    sqlite3_stmt *st;
+    int rc;
+
+    x->off = s->wbuf.len;
+    if ((rc = kh_plan_new_doc(pl, id, &s->wbuf, err)) != 0)
+        return rc;
+    if ((x->len = s->wbuf.len - x->off) > KH_STORE_MAX_DOC)
+        return 2; /* the general path reports it */
+    if (!if_missing) /* plan_multikey() said no index turns multikey: no doc to look at */
+        return (rc = sq_w_store(s, coll, id, s->wbuf.p + x->off, x->len, NULL, 1, err)) < 0 ? rc : 1;
+    sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO NOTHING");
+    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, s->wbuf.p + x->off, (int)x->len, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sq_done(st);
+    if (rc != SQLITE_DONE)
+        return sq_fail(s->writer.db, rc, err, coll, id);
+    if (sqlite3_changes(s->writer.db) == 1)
+        return 1;
+    s->wbuf.len = x->off;
+    return 0;
+}
+
 /* The fast path of a patch: the stored text patched as text
  * (kh_plan_splice(): no json-c objects, no SQLite JSON functions) in one
  * UPDATE, or for an upsert of a missing document the new document made
@@ -136,8 +202,18 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
     struct sq_splice x = {.pl = pl, .b = &s->wbuf};
     sqlite3_stmt *st;
     char sql[256];
-    int rc;
+    int rc, upsert = (flags & KYTOS_STORE_UPSERT) != 0;
 
+    if (upsert && upsert_insert_first(s, coll)) {
+        if ((rc = insert_new(s, coll, id, pl, 1, &x, err)) < 0)
+            return rc;
+        if (rc == 2)
+            return 1;
+        upsert_outcome(s, coll, rc);
+        if (rc == 1)
+            goto done;
+        upsert = 0;   /* it is stored: the update below finds it */
+    }
     sq_coll_sql(sql, "UPDATE ", coll, " SET doc=kh_splice(?2,doc) WHERE id=?1");
     if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
         return rc;
@@ -155,15 +231,15 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
     if (sqlite3_changes(s->writer.db) == 0) {
         if (!(flags & KYTOS_STORE_UPSERT))
             return kh_store_err(err, KYTOS_ENOTFOUND, "no document '%.200s' in '%s'", id, coll);
-        x.off = s->wbuf.len;
-        if ((rc = kh_plan_new_doc(pl, id, &s->wbuf, err)) != 0)
+        if ((rc = insert_new(s, coll, id, pl, 0, &x, err)) < 0)
             return rc;
-        if ((x.len = s->wbuf.len - x.off) > KH_STORE_MAX_DOC)
-            return 1; /* the general path reports it */
-        /* plan_multikey() said no index turns multikey: no doc to look at */
-        if ((rc = sq_w_store(s, coll, id, s->wbuf.p + x.off, x.len, NULL, 1, err)) < 0)
-            return rc;
+        if (rc == 2)
+            return 1;
+        upsert_outcome(s, coll, 1);
+    } else if (upsert) {
+        upsert_outcome(s, coll, 0);
     }
+done:
     if (out && !(*out = kh_doc_parse(s->wbuf.p + x.off, x.len, coll, err)))
         return err ? err->code : KYTOS_ENOMEM;
     return 0;

@@ -432,6 +432,68 @@ START_TEST(patch_foreign_text)
 }
 END_TEST
 
+static void upsert(kh_store *s, const char *id, const char *update)
+{
+    struct kytos_error e = {0};
+    struct json_object *u = json_tokener_parse(update);
+
+    ck_assert_ptr_nonnull(u);
+    ck_assert_msg(kh_store_patch(s, "c", id, u, KYTOS_STORE_UPSERT, NULL, &e) == 0, "%s: %s", id,
+                  e.message);
+    json_object_put(u);
+}
+
+static int64_t count_state(kh_store *s, const char *state)
+{
+    struct kytos_error e = {0};
+    struct json_object *f = json_object_new_object();
+    int64_t n = -1;
+
+    json_object_object_add(f, "s", json_object_new_string(state));
+    ck_assert_int_eq(kh_store_count(s, "c", f, &n, &e), 0);
+    json_object_put(f);
+    return n;
+}
+
+/* The writer tries an upsert's INSERT or its UPDATE first, by what the
+ * collection's upserts did lately: after a run of new documents, existing
+ * ones must still be updated ($setOnInsert left alone), and after a run of
+ * updates, new ones still inserted; the index follows both. */
+START_TEST(upserts_in_either_order)
+{
+    struct kytos_error e = {0};
+    struct json_object *keys = json_tokener_parse("{\"s\": 1}"), *o = NULL, *v;
+    kh_store *s = open_disk();
+    char id[16];
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_index(s, "c", "s", keys, 0, &e), 0);
+    json_object_put(keys);
+    for (int i = 0; i < 40; i++) {   /* new: the INSERT comes first soon */
+        snprintf(id, sizeof id, "d%d", i);
+        upsert(s, id, "{\"$set\": {\"s\": \"pending\", \"k\": 7}, \"$setOnInsert\": {\"at\": 1}}");
+    }
+    for (int i = 0; i < 30; i++) {   /* stored: refused inserts, then updates */
+        snprintf(id, sizeof id, "d%d", i);
+        upsert(s, id, "{\"$set\": {\"s\": \"installed\"}, \"$setOnInsert\": {\"at\": 2}}");
+    }
+    for (int i = 0; i < 5; i++) {    /* new again, the UPDATE first now */
+        snprintf(id, sizeof id, "n%d", i);
+        upsert(s, id, "{\"$set\": {\"s\": \"pending\"}, \"$setOnInsert\": {\"at\": 3}}");
+    }
+    ck_assert_int_eq(count_state(s, "installed"), 30);
+    ck_assert_int_eq(count_state(s, "pending"), 15);
+    ck_assert_int_eq(kh_store_get(s, "c", "d3", &o, &e), 0);
+    ck_assert(json_object_object_get_ex(o, "at", &v) && json_object_get_int(v) == 1);
+    ck_assert(json_object_object_get_ex(o, "k", &v) && json_object_get_int(v) == 7);
+    json_object_put(o);
+    ck_assert_int_eq(kh_store_get(s, "c", "n4", &o, &e), 0);
+    ck_assert(json_object_object_get_ex(o, "at", &v) && json_object_get_int(v) == 3);
+    json_object_put(o);
+    close_disk(s);
+}
+END_TEST
+
 /* A patch may not grow a document past the limit, on any path. */
 START_TEST(patch_too_big)
 {
@@ -690,6 +752,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, corrupt_rows_are_errors);
     tcase_add_test(tc, patch_foreign_text);
     tcase_add_test(tc, patch_too_big);
+    tcase_add_test(tc, upserts_in_either_order);
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
