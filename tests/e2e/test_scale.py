@@ -110,8 +110,14 @@ def active(k):
 
 
 def ring_up(k):
+    """The ring's links, and every UNI interface (ports 1 and 2): an EVC
+    naming an interface topology has not announced yet is refused (400)."""
     st, _, js, _ = k.request("GET", "/api/kytos/topology/v3/links")
-    return st == 200 and sum(1 for l in js["links"].values() if l.get("active")) >= SWITCHES
+    if st != 200 or sum(1 for l in js["links"].values() if l.get("active")) < SWITCHES:
+        return False
+    st, _, js, _ = k.request("GET", "/api/kytos/topology/v3/interfaces")
+    return st == 200 and all("%s:%d" % (dpid(n), p) in js["interfaces"]
+                             for n in range(1, SWITCHES + 1) for p in (1, 2))
 
 
 def quiet(k, window=0.5, timeout=60):
