@@ -16,6 +16,7 @@ Environment: SWITCHES (20), SCALE_THREADS (4: concurrent creates), SRV_CPU.
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -67,7 +68,9 @@ class Server:
         args = [os.path.join(self.build, "host/kytosd"), "-f", "--listen", "127.0.0.1",
                 "--api-port", "0", "--port", "0", "--napps", self.napps, "--data-dir", self.data,
                 "--port-file", pf, "-c", self.conf, "--set", 'log_level="WARNING"',
-                "--set", "api_queue_target_ms=0"]
+                "--set", "api_queue_target_ms=0",
+                # mef_eline's failover summary (INFO) times the link_down phase
+                "--set", 'log_levels={"kytos.napps.kytos/mef_eline": "INFO"}']
         if os.environ.get("SRV_CPU"):
             args = ["taskset", "-c", os.environ["SRV_CPU"]] + args
         log = open(os.path.join(self.work, "kytosd.log"), "a")
@@ -110,6 +113,11 @@ class Server:
         with open("/proc/%d/stat" % self.proc.pid) as f:
             v = f.read().rsplit(")", 1)[1].split()
         return (int(v[11]) + int(v[12])) / HZ
+
+    def minflt(self):
+        """Minor page faults so far (a fresh page each, zeroed by the kernel)."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[7])
 
     def rss_mb(self):
         with open("/proc/%d/status" % self.proc.pid) as f:
@@ -283,8 +291,29 @@ def main():
                    any({l["endpoint_a"]["id"].rsplit(":", 1)[0], l["endpoint_b"]["id"].rsplit(":", 1)[0]}
                        == {dpid(1), dpid(2)} for l in e.get("current_path", []))]
         scans0 = full_scans(s.store_status())
-        c0, t0 = s.cpu(), time.time()
+        perf = None
+        if os.environ.get("PERF_LINK_DOWN"):   # a profile of the failover: perf.data path
+            perf = subprocess.Popen(["perf", "record", "--call-graph", os.environ.get("PERF_CG", "fp"), "-F", "499", "-o",
+                                     os.environ["PERF_LINK_DOWN"], "-p", str(s.proc.pid)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
+        logf = os.path.join(s.work, "kytosd.log")
+        log0 = os.path.getsize(logf)
+        c0, t0, f0 = s.cpu(), time.time(), s.minflt()
         s.req("POST", "/api/kytos/simnet/v1/links/%s/down" % link)
+        # mef_eline logs one line when every EVC of the link has moved or gone
+        # down ("link L down: N EVCs moved, M down, in T ms"): read often, it
+        # costs the server nothing; the listing below checks what it says
+        handler_ms = t_logged = None
+        while time.time() - t0 < 120 and handler_ms is None:
+            with open(logf, errors="replace") as f:
+                f.seek(log0)
+                m = re.search(r"link \S+ down: \d+ EVCs moved, \d+ down, in (\d+) ms", f.read())
+            if m:
+                handler_ms, t_logged, c_logged = int(m.group(1)), time.time() - t0, s.cpu()
+                f_logged = s.minflt() - f0
+            else:
+                time.sleep(0.02)
         moved = down = 0
         while time.time() - t0 < 120:
             _, evcs = s.req("GET", "/api/kytos/mef_eline/v2/evc/")
@@ -299,10 +328,15 @@ def main():
                 break
             time.sleep(0.5)   # each listing costs the server: not too often
         t_moved = time.time() - t0
-        cpu_moved = s.cpu() - c0
+        cpu_moved = (c_logged if t_logged is not None else s.cpu()) - c0
         wait_quiet(s)
-        line("link_down", evcs_on_link=len(on_link), moved=moved, down=down, secs=t_moved,
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
+        line("link_down", evcs_on_link=len(on_link), moved=moved, down=down,
+             secs=t_logged if t_logged is not None else t_moved, handler_ms=handler_ms,
              cpu=cpu_moved, cpu_until_quiet=s.cpu() - c0,
+             page_faults=f_logged if t_logged is not None else None,
              full_scans=full_scans(s.store_status()) - scans0)
         s.stop()
     finally:

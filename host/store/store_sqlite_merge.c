@@ -128,9 +128,10 @@ static int plan_multikey(struct sq_store *s, const char *coll, const struct kh_p
 /* An upsert either updates a stored document or inserts a new one; trying
  * the wrong statement first costs a look-up that finds nothing or an insert
  * refused as a duplicate.  Which comes first follows what the collection's
- * upserts did lately: a link failure's flows are nearly all new (each
- * missed UPDATE cost about a tenth of the failover's writes), a round of
- * re-sent flows finds them all stored. */
+ * upserts did lately: a link failure's flows are nearly all new (an
+ * UPDATE that missed before each of them made bench/scale-bench.py's
+ * link_down about a tenth slower), a round of re-sent flows finds them all
+ * stored. */
 #define UPSERT_BIAS_MAX 16
 
 static int upsert_insert_first(struct sq_store *s, const char *coll)
