@@ -66,8 +66,7 @@ NEVCS = 4
 UNFILTERED_OK = ("start", "restart", "list_all")
 # a known gap, in another change's files: a TAP TODO (automake reports it as
 # XFAIL; once fixed it passes, an XPASS that fails the suite: remove it then)
-KNOWN = {"list_cookie_range": "flow_manager rest_list.c filters cookie_range in memory, "
-                              "after a find of every stored flow"}
+KNOWN = {}
 
 
 # ---------------------------------------------------------------------------
