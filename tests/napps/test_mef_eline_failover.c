@@ -145,6 +145,21 @@ static int64_t store_writes(void)
     return n;
 }
 
+/* EVC id (number i) active on a two-link path off link, with its two
+ * flows installed in each of S1, S2 and S3. */
+static void assert_moved(const char *id, int i, const char *link)
+{
+    char first[128];
+    size_t hops;
+
+    ck_assert_msg(evc_state(id, &hops, first, sizeof first), "EVC %d is down", i);
+    ck_assert_uint_eq(hops, 2);
+    ck_assert_str_ne(first, link);
+    ck_assert_uint_eq(evc_flows(id, S1, "installed"), 2);
+    ck_assert_uint_eq(evc_flows(id, S2, "installed"), 2);
+    ck_assert_uint_eq(evc_flows(id, S3, "installed"), 2);
+}
+
 static void link_down(const char *link)
 {
     char path[256];
@@ -183,12 +198,7 @@ START_TEST(link_down_moves_evcs_with_calls_per_switch)
     link_down(link);
 
     for (int i = 0; i < N_EVCS; i++) {
-        ck_assert_msg(evc_state(ids[i], &hops, link2, sizeof link2), "EVC %d is down", i);
-        ck_assert_uint_eq(hops, 2);
-        ck_assert_str_ne(link2, link);
-        ck_assert_uint_eq(evc_flows(ids[i], S1, "installed"), 2);
-        ck_assert_uint_eq(evc_flows(ids[i], S2, "installed"), 2);
-        ck_assert_uint_eq(evc_flows(ids[i], S3, "installed"), 2);
+        assert_moved(ids[i], i, link);
     }
     /* one event per EVC, as before */
     ck_assert_uint_eq(kytos_test_published_count(th, "kytos/mef_eline.redeployed_link_down") - moved0,
@@ -215,7 +225,7 @@ END_TEST
 START_TEST(link_down_moves_many_evcs_in_parallel_batches)
 {
     static char ids[N_MANY][15];
-    char link[128], link2[128], path[256], seen[N_MANY * 2][160];
+    char link[128], path[256], seen[N_MANY * 2][160];
     size_t hops, moved0, nseen = 0;
 
     for (int i = 0; i < N_MANY; i++)
@@ -230,12 +240,7 @@ START_TEST(link_down_moves_many_evcs_in_parallel_batches)
         kytos_test_resp *r;
         struct json_object *cp;
 
-        ck_assert_msg(evc_state(ids[i], &hops, link2, sizeof link2), "EVC %d is down", i);
-        ck_assert_uint_eq(hops, 2);
-        ck_assert_str_ne(link2, link);
-        ck_assert_uint_eq(evc_flows(ids[i], S1, "installed"), 2);
-        ck_assert_uint_eq(evc_flows(ids[i], S2, "installed"), 2);
-        ck_assert_uint_eq(evc_flows(ids[i], S3, "installed"), 2);
+        assert_moved(ids[i], i, link);
         /* "<link id>/<s_vlan>" of each hop: no two EVCs share one */
         snprintf(path, sizeof path, ME "v2/evc/%s", ids[i]);
         r = req("GET", path, NULL);
