@@ -55,7 +55,8 @@
  *     (default []: lists of integers and [first, last] pairs, left alone).
  *   Besides, GET /api/kytos/topology/v3/switches is read at start and when a
  *   request names a switch the map does not know or believes disabled or
- *   disconnected (at most every 50 ms).
+ *   disconnected (one GET serves the requests waiting for it; GETs are
+ *   at least 20 ms apart).
  */
 #include "fm.h"
 
@@ -196,7 +197,7 @@ static int fm_start(kytos_napp *napp)
 {
     struct fm_ctx *ctx = kytos_napp_data(napp);
     if (ctx)
-        fm_switches_refresh(ctx->switches, napp, 1);
+        fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE);
     return KYTOS_OK;
 }
 

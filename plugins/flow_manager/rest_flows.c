@@ -98,15 +98,16 @@ static int cookie_prepass(kytos_req *req, struct json_object *flows, int cmd)
  * or flows_by_switch's plain "dpid not found." (Kytos has both). */
 enum { DPID_404_OBJECT, DPID_404_PLAIN };
 
-/* A switch named by the request: 0, or -1 answered (404). */
+/* A switch named by the request: 0, or -1 answered (404).  since: when the
+ * request began (fm_switches_clock), so its switches share one refresh. */
 static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, int cmd,
-                        int dpid_404)
+                        int dpid_404, int64_t since)
 {
     unsigned st = fm_switches_get(ctx->switches, dpid);
 
     if (!(st & FM_SW_KNOWN) || (cmd == FM_ADD && !(st & FM_SW_ENABLED))) {
-        if (fm_switches_refresh(ctx->switches, ctx->napp, 0))
-            st = fm_switches_get(ctx->switches, dpid);
+        fm_switches_refresh(ctx->switches, ctx->napp, since);
+        st = fm_switches_get(ctx->switches, dpid);
     }
     if (!(st & FM_SW_KNOWN)) {
         if (dpid_404 == DPID_404_PLAIN)
@@ -182,6 +183,7 @@ static int send_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd, struct json_
     struct fm_flow *fs = NULL;
     struct fm_batch *bs = NULL;
     struct fm_result res = {0};
+    int64_t since = fm_switches_clock();
     char **all = NULL;
     const char *one[1];
     const char **dpids = NULL;
@@ -193,7 +195,7 @@ static int send_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd, struct json_
     force = fm_json_truthy(json_object_object_get(body, "force"));
 
     if (dpid) {
-        if (check_switch(ctx, req, dpid, cmd, DPID_404_OBJECT) != 0)
+        if (check_switch(ctx, req, dpid, cmd, DPID_404_OBJECT, since) != 0)
             return KYTOS_OK;
         one[0] = dpid;
         dpids = one;
@@ -213,7 +215,7 @@ static int send_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd, struct json_
                 return fm_resp_dpid_not_found(req);
             }
             dpids[i] = json_object_get_string(d);
-            if (check_switch(ctx, req, dpids[i], cmd, DPID_404_OBJECT) != 0) {
+            if (check_switch(ctx, req, dpids[i], cmd, DPID_404_OBJECT, since) != 0) {
                 free(dpids);
                 return KYTOS_OK;
             }
@@ -325,7 +327,7 @@ static int by_switch_parsed(struct fm_ctx *ctx, kytos_req *req, int cmd,
             return kytos_resp_error(req, 400,
                                     "It couldn't serialize flow_dict: flows should be a list");
         if (cookie_prepass(req, flows, cmd) != 0 ||
-            check_switch(ctx, req, dpid, cmd, DPID_404_PLAIN) != 0)
+            check_switch(ctx, req, dpid, cmd, DPID_404_PLAIN, fm_switches_clock()) != 0)
             return KYTOS_OK;
     }
 

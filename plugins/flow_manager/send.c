@@ -533,13 +533,17 @@ static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, siz
                      const uint32_t *gens, struct fm_result *res)
 {
     size_t i, k = 0;
+    int64_t since = 0;
 
     for (i = 0; i < nb; i++) {
         unsigned st = fm_switches_get(ctx->switches, bs[i].dpid);
         if (!(st & FM_SW_CONNECTED)) {
-            /* maybe only our map is behind: ask topology once */
-            if (fm_switches_refresh(ctx->switches, ctx->napp, 0))
-                st = fm_switches_get(ctx->switches, bs[i].dpid);
+            /* maybe only our map is behind: ask topology (once for all
+             * the batches) */
+            if (since == 0)
+                since = fm_switches_clock();
+            fm_switches_refresh(ctx->switches, ctx->napp, since);
+            st = fm_switches_get(ctx->switches, bs[i].dpid);
         }
         if (!(st & FM_SW_CONNECTED) && !force) {
             size_t j;

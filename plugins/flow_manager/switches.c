@@ -2,12 +2,13 @@
 #include "switches.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define NBUCKETS 256
-#define REFRESH_MIN_NS (50 * 1000000LL)
+#define REFRESH_MIN_NS (20 * 1000000LL) /* between two GETs: at most 50 a second */
 
 struct sw {
     struct sw *next;
@@ -20,7 +21,7 @@ struct fm_switches {
     struct sw *b[NBUCKETS];
     size_t count;
     pthread_mutex_t refresh_lock;
-    int64_t last_refresh_ns;
+    int64_t last_refresh_ns; /* when the newest GET began */
 };
 
 static unsigned hash(const char *s)
@@ -45,7 +46,7 @@ struct fm_switches *fm_switches_new(void)
         return NULL;
     pthread_rwlock_init(&s->lock, NULL);
     pthread_mutex_init(&s->refresh_lock, NULL);
-    s->last_refresh_ns = -REFRESH_MIN_NS;
+    s->last_refresh_ns = INT64_MIN;
     return s;
 }
 
@@ -196,18 +197,39 @@ void fm_switches_merge(struct fm_switches *s, struct json_object *switches)
     pthread_rwlock_unlock(&s->lock);
 }
 
-int fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int force)
+int64_t fm_switches_clock(void)
+{
+    return now_ns();
+}
+
+void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since)
 {
     kytos_response *r = NULL;
     struct json_object *body, *sws;
-    int64_t t = now_ns();
+    int force = since == FM_REFRESH_FORCE;
 
+    /* Callers are serialised on refresh_lock.  A GET that began after a
+     * caller's `since` has seen everything topology knew then: it serves
+     * that caller too, so a burst costs one GET, not one per caller.  GETs
+     * are at least REFRESH_MIN_NS apart: a caller too early waits, holding
+     * the lock, so the callers behind it share its GET.  (It used to be
+     * refused instead, and a switch that topology enabled just after
+     * another caller's GET was answered 404 "dpid not found": of_lldp's
+     * punt flows went missing when three switches came up at once.) */
     pthread_mutex_lock(&s->refresh_lock);
-    if (!force && t - s->last_refresh_ns < REFRESH_MIN_NS) {
+    if (!force && s->last_refresh_ns >= since) {
         pthread_mutex_unlock(&s->refresh_lock);
-        return 0;
+        return;
     }
-    s->last_refresh_ns = t;
+    if (!force && s->last_refresh_ns != INT64_MIN) {
+        int64_t early = s->last_refresh_ns + REFRESH_MIN_NS - now_ns();
+        if (early > 0) {
+            struct timespec ts = {.tv_sec = early / 1000000000LL, .tv_nsec = early % 1000000000LL};
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+        }
+    }
+    s->last_refresh_ns = now_ns();
     if (kytos_call(napp, "GET", "/api/kytos/topology/v3/switches", NULL, 0, &r) == KYTOS_OK && r) {
         if (kytos_response_status(r) == 200) {
             body = kytos_response_json(r);
@@ -217,7 +239,6 @@ int fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int force)
         kytos_response_free(r);
     }
     pthread_mutex_unlock(&s->refresh_lock);
-    return 1;
 }
 
 /* The dpid an event is about: "dpid", or "switch" as a string or as an

@@ -3,12 +3,14 @@
  * A local map dpid -> {enabled, connected}, so a POST costs no call to
  * topology.  It is filled from topology's data (kytos_call GET
  * /api/kytos/topology/v3/switches at start, and again when a request names
- * a switch we do not know or think disconnected, at most every 50 ms) and
+ * a switch we do not know or think disconnected, at most every 20 ms) and
  * kept current from events; see main.c for the names.  Thread safe. */
 #ifndef FM_SWITCHES_H
 #define FM_SWITCHES_H
 
 #include <kytos/kytos.h>
+
+#include <stdint.h>
 
 struct fm_switches;
 
@@ -34,9 +36,16 @@ char **fm_switches_list(struct fm_switches *s, unsigned need);
 /* Merge topology's {"<dpid>": {"enabled", "active", ...}} (the object inside
  * "switches").  Switches absent from it are kept. */
 void fm_switches_merge(struct fm_switches *s, struct json_object *switches);
-/* Ask topology (GET v3/switches) and merge; rate limited unless force.
- * Returns 1 when a refresh ran. */
-int fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int force);
+/* A time for fm_switches_refresh: now, on a monotonic clock. */
+int64_t fm_switches_clock(void);
+#define FM_REFRESH_FORCE INT64_MAX
+
+/* Bring the map up to what topology knew at `since` (fm_switches_clock(),
+ * taken once per request or event, so one GET serves all its switches):
+ * GET v3/switches and merge, unless a GET that began at or after `since`
+ * already did.  GETs are 20 ms apart at least (the caller waits), except
+ * with FM_REFRESH_FORCE, which always asks. */
+void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since);
 
 /* Apply one event (see main.c for the patterns); unknown shapes are ignored. */
 void fm_switches_on_event(struct fm_switches *s, const char *name, struct json_object *content);

@@ -311,6 +311,37 @@ START_TEST(unknown_switch_is_404_dpid_not_found)
 }
 END_TEST
 
+/* Topology enables three switches at once and a NApp (of_lldp) posts to
+ * each before flow_manager has had topology's events: each POST must find
+ * its switch enabled (flow_manager asks topology), none may be told 404
+ * because another's request had just asked.  Rounds, as it is a race. */
+START_TEST(switches_enabled_at_once_are_found_by_each_post)
+{
+    static const char *const sw[] = {S1, S2, S3};
+    char path[160];
+
+    for (int round = 0; round < 10; round++) {
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "/api/kytos/topology/v3/switches/%s/disable", sw[i]);
+            ck_assert_uint_eq(status_of("POST", path, NULL), 201);
+        }
+        ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+        snprintf(path, sizeof path, FM "v2/flows/%s", S1);
+        ck_assert_uint_eq(status_of("POST", path, BENCH_BODY), 404);   /* disabled */
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "/api/kytos/topology/v3/switches/%s/enable", sw[i]);
+            ck_assert_uint_eq(status_of("POST", path, NULL), 201);
+        }
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, FM "v2/flows/%s", sw[i]);
+            ck_assert_msg(status_of("POST", path, BENCH_BODY) == 202, "round %d: POST on %s", round,
+                          sw[i]);
+        }
+    }
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+END_TEST
+
 START_TEST(disconnected_switch_is_424_unless_force)
 {
     kytos_test_resp *s;
@@ -1121,6 +1152,7 @@ static Suite *suite(void)
     tcase_add_test(tc, installed_flows_are_listed);
     tcase_add_test(tc, switch_errors_become_flow_error);
     tcase_add_test(tc, unknown_switch_is_404_dpid_not_found);
+    tcase_add_test(tc, switches_enabled_at_once_are_found_by_each_post);
     tcase_add_test(tc, disconnected_switch_is_424_unless_force);
     tcase_add_test(tc, bad_bodies_are_400_with_kytos_texts);
     tcase_add_test(tc, cookie_uint64_round_trip_and_ranges);
