@@ -55,8 +55,7 @@
  *     (default []: lists of integers and [first, last] pairs, left alone).
  *   Besides, GET /api/kytos/topology/v3/switches is read at start and when a
  *   request names a switch the map does not know or believes disabled or
- *   disconnected (one GET serves the requests waiting for it; GETs are
- *   at least 20 ms apart).
+ *   disconnected (one GET serves the requests waiting for it).
  */
 #include "fm.h"
 

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #define NBUCKETS 256
-#define REFRESH_MIN_NS (20 * 1000000LL) /* between two GETs: at most 50 a second */
 
 struct sw {
     struct sw *next;
@@ -210,24 +209,18 @@ void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since)
 
     /* Callers are serialised on refresh_lock.  A GET that began after a
      * caller's `since` has seen everything topology knew then: it serves
-     * that caller too, so a burst costs one GET, not one per caller.  GETs
-     * are at least REFRESH_MIN_NS apart: a caller too early waits, holding
-     * the lock, so the callers behind it share its GET.  (It used to be
-     * refused instead, and a switch that topology enabled just after
-     * another caller's GET was answered 404 "dpid not found": of_lldp's
-     * punt flows went missing when three switches came up at once.) */
+     * that caller too, so callers at once share one GET.  There is no other
+     * limit: refreshes used to be at least 50 ms apart, a caller inside
+     * that window refused one, and a switch that topology enabled just
+     * after another caller's GET was answered 404 "dpid not found"
+     * (of_lldp's punt flows went missing when three switches came up at
+     * once).  Waiting out the window instead would hold up the store's
+     * writer, which runs send.c's callbacks.  A GET is one in-process
+     * call, about what the request that needs it costs. */
     pthread_mutex_lock(&s->refresh_lock);
     if (!force && s->last_refresh_ns >= since) {
         pthread_mutex_unlock(&s->refresh_lock);
         return;
-    }
-    if (!force && s->last_refresh_ns != INT64_MIN) {
-        int64_t early = s->last_refresh_ns + REFRESH_MIN_NS - now_ns();
-        if (early > 0) {
-            struct timespec ts = {.tv_sec = early / 1000000000LL, .tv_nsec = early % 1000000000LL};
-            while (nanosleep(&ts, &ts) != 0)
-                ;
-        }
     }
     s->last_refresh_ns = now_ns();
     if (kytos_call(napp, "GET", "/api/kytos/topology/v3/switches", NULL, 0, &r) == KYTOS_OK && r) {

@@ -3,7 +3,7 @@
  * A local map dpid -> {enabled, connected}, so a POST costs no call to
  * topology.  It is filled from topology's data (kytos_call GET
  * /api/kytos/topology/v3/switches at start, and again when a request names
- * a switch we do not know or think disconnected, at most every 20 ms) and
+ * a switch we do not know or think disconnected) and
  * kept current from events; see main.c for the names.  Thread safe. */
 #ifndef FM_SWITCHES_H
 #define FM_SWITCHES_H
@@ -43,8 +43,7 @@ int64_t fm_switches_clock(void);
 /* Bring the map up to what topology knew at `since` (fm_switches_clock(),
  * taken once per request or event, so one GET serves all its switches):
  * GET v3/switches and merge, unless a GET that began at or after `since`
- * already did.  GETs are 20 ms apart at least (the caller waits), except
- * with FM_REFRESH_FORCE, which always asks. */
+ * already did (FM_REFRESH_FORCE: always). */
 void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since);
 
 /* Apply one event (see main.c for the patterns); unknown shapes are ignored. */

@@ -834,6 +834,11 @@ START_TEST(a_handler_registering_closes_unhandled_connections)
         e = lost_of(id);
         ck_assert_ptr_nonnull(e);
         ck_assert_ptr_nonnull(strstr(gets(e, "reason"), "handler registered"));
+    } else {
+        /* adopted: the NApp serves it like any of its connections */
+        struct timeval tv = {10, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        echo_round_trip(fd, 2);
     }
     /* the switch reconnects and is the NApp's */
     again = client();
