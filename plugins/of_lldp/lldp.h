@@ -103,7 +103,9 @@ int64_t lldp_now_ms(void);                /* CLOCK_MONOTONIC */
 void lldp_now_iso(char *out, size_t cap); /* UTC "2026-12-01T22:00:00.123456" */
 
 /* topo_view.c */
-struct lldp_topo *lldp_topo_get(struct lldp *l, int64_t max_age_ms); /* new ref or NULL */
+/* A new reference to the view, or NULL.  max_age_ms: -1 any cached view,
+ * 0 one fetched now, N one whose fetch began at most N ms ago. */
+struct lldp_topo *lldp_topo_get(struct lldp *l, int64_t max_age_ms);
 void lldp_topo_put(struct lldp_topo *t);
 void lldp_topo_invalidate(struct lldp *l);
 /* the view, refetched (at most every 500 ms) when it lacks one of the two */

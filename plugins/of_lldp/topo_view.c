@@ -108,6 +108,9 @@ static struct lldp_topo *fetch(struct lldp *l)
     kytos_response *r = NULL;
     struct lldp_topo *t = NULL;
     struct json_object *body, *topo, *sw;
+    /* the view is as old as the GET's start: what changed during it may
+     * be missing */
+    int64_t asked = lldp_now_ms();
 
     if (kytos_call(l->napp, "GET", "/api/kytos/topology/v3/", NULL, 0, &r) != KYTOS_OK || !r)
         goto out;
@@ -122,7 +125,7 @@ static struct lldp_topo *fetch(struct lldp *l)
     atomic_init(&t->refs, 1);
     t->root = json_object_get(body);  /* the response owns body; keep it past response_free */
     t->switches = sw;
-    t->fetched_ms = lldp_now_ms();
+    t->fetched_ms = asked;
 out:
     if (!t)
         kytos_log(l->napp, KYTOS_LOG_WARNING, "topology's v3/ is not available (status %u)",
@@ -136,8 +139,11 @@ struct lldp_topo *lldp_topo_get(struct lldp *l, int64_t max_age_ms)
     struct lldp_topo *t = NULL, *fresh;
     int64_t now = lldp_now_ms();
 
+    /* 0 asks for a view newer than the call: one fetched in the same
+     * millisecond may predate what the caller was told (a switch.enabled
+     * handled just after another's fetch saw that switch inactive) */
     pthread_mutex_lock(&l->mu);
-    if (l->topo && (max_age_ms < 0 || now - l->topo->fetched_ms <= max_age_ms)) {
+    if (l->topo && (max_age_ms < 0 || (max_age_ms > 0 && now - l->topo->fetched_ms <= max_age_ms))) {
         t = l->topo;
         atomic_fetch_add(&t->refs, 1);
     }
@@ -151,6 +157,12 @@ struct lldp_topo *lldp_topo_get(struct lldp *l, int64_t max_age_ms)
     atomic_fetch_add(&fresh->refs, 1);   /* one for the cache, one for the caller */
     pthread_mutex_lock(&l->mu);
     t = l->topo;
+    if (t && t->fetched_ms > fresh->fetched_ms) {
+        /* a fetch begun after ours finished first: keep the newer view */
+        pthread_mutex_unlock(&l->mu);
+        atomic_fetch_sub(&fresh->refs, 1);
+        return fresh;
+    }
     l->topo = fresh;
     pthread_mutex_unlock(&l->mu);
     lldp_topo_put(t);
