@@ -119,6 +119,14 @@ class Server:
         with open("/proc/%d/stat" % self.proc.pid) as f:
             return int(f.read().rsplit(")", 1)[1].split()[7])
 
+    def wchar(self):
+        """Bytes handed to write calls so far (the store's WAL and checkpoints)."""
+        with open("/proc/%d/io" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("wchar:"):
+                    return int(line.split()[1])
+        return 0
+
     def rss_mb(self):
         with open("/proc/%d/status" % self.proc.pid) as f:
             for line in f:
@@ -299,7 +307,7 @@ def main():
             time.sleep(1)
         logf = os.path.join(s.work, "kytosd.log")
         log0 = os.path.getsize(logf)
-        c0, t0, f0 = s.cpu(), time.time(), s.minflt()
+        c0, t0, f0, w0 = s.cpu(), time.time(), s.minflt(), s.wchar()
         s.req("POST", "/api/kytos/simnet/v1/links/%s/down" % link)
         # mef_eline logs one line when every EVC of the link has moved or gone
         # down ("link L down: N EVCs moved, M down, in T ms"): read often, it
@@ -312,6 +320,7 @@ def main():
             if m:
                 handler_ms, t_logged, c_logged = int(m.group(1)), time.time() - t0, s.cpu()
                 f_logged = s.minflt() - f0
+                w_logged = (s.wchar() - w0) / 1e6
             else:
                 time.sleep(0.02)
         moved = down = 0
@@ -337,6 +346,7 @@ def main():
              secs=t_logged if t_logged is not None else t_moved, handler_ms=handler_ms,
              cpu=cpu_moved, cpu_until_quiet=s.cpu() - c0,
              page_faults=f_logged if t_logged is not None else None,
+             write_mb=w_logged if t_logged is not None else None,
              full_scans=full_scans(s.store_status()) - scans0)
         s.stop()
     finally:
