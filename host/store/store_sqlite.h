@@ -50,7 +50,7 @@
 #define SQ_MAX_COLLS 1000
 #define SQ_MAX_INDEXES 64              /* per collection (MongoDB: 64) */
 #define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
-#define SQ_CKPT_PAGES 1000             /* WAL pages that trigger a checkpoint */
+#define SQ_CKPT_PAGES 1000             /* WAL pages since the last one that trigger a checkpoint */
 #define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
 #define SQ_WAL_KEEP_BYTES 8388608      /* the WAL file's size kept after it starts over */
 
@@ -112,6 +112,7 @@ struct sq_store {
     pthread_mutex_t cmu;
     pthread_cond_t ccv;
     int ckpt_wanted, ckpt_stop;
+    int ckpt_base;                /* WAL frames at the last trigger (writer side, wmu held) */
     atomic_uint_fast64_t checkpoints, wal_restarts;
     atomic_uint_fast64_t wal_commits;   /* every commit of the writer connection (its WAL hook) */
     uint64_t restart_commits;     /* wal_commits after the checkpointer's own (its thread's) */

@@ -270,6 +270,72 @@ START_TEST(checkpointer_restarts_wal)
 }
 END_TEST
 
+/* kh_store_put of a document given as JSON text: its return code */
+static int put_json(kh_store *s, const char *coll, const char *id, const char *text)
+{
+    struct kytos_error e = {0};
+    struct json_object *d = json_tokener_parse(text);
+    int rc = kh_store_put(s, coll, id, d, &e);
+
+    json_object_put(d);
+    return rc;
+}
+
+/* The checkpointer is woken when the WAL has grown SQ_CKPT_PAGES frames
+ * since it was last woken, not after every commit once the WAL is that
+ * long: during a burst the WAL does not start over, and checkpoints after
+ * every commit wrote the pages that each commit changes (an index on
+ * random ids) to the database once per commit.  A reader holding its
+ * snapshot keeps the WAL from starting over, as a burst does. */
+START_TEST(checkpointer_woken_by_wal_growth_not_by_every_commit)
+{
+    struct kytos_error e = {0};
+    kh_store *s = open_disk();
+    struct kytos_write ops[600];
+    char path[300], ids[600][8], *big;
+    sqlite3 *reader;
+    int64_t c0, c1 = 0;
+    int k;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_ptr_nonnull(big = malloc(8200));
+    ck_assert_int_eq(put_json(s, "c", "first", "{\"v\": 0}"), 0);
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    ck_assert_int_eq(sqlite3_open_v2(path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM \"c:c\";", NULL, NULL, NULL),
+                     SQLITE_OK);
+    /* one commit of about 1,200 frames (600 documents of 8 KB): one wake */
+    memset(big, 'x', 8199);
+    big[8199] = '\0';
+    c0 = status_num(s, "checkpoints");
+    for (k = 0; k < 600; k++) {
+        struct json_object *d = json_object_new_object();
+        json_object_object_add(d, "pad", json_object_new_string(big));
+        snprintf(ids[k], sizeof ids[k], "b%d", k);
+        ops[k] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = ids[k], .doc = d};
+    }
+    ck_assert_int_eq(kh_store_bulk(s, "c", ops, 600, &e), 0);
+    for (k = 0; k < 600; k++)
+        json_object_put(ops[k].doc);
+    for (k = 0; k < 100 && (c1 = status_num(s, "checkpoints")) == c0; k++)
+        usleep(20 * 1000);
+    ck_assert_int_gt(c1, c0);
+    /* then 40 small commits: no wake (the timer may run once meanwhile) */
+    for (k = 0; k < 40; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "s%d", k);
+        ck_assert_int_eq(put_json(s, "c", id, "{\"v\": 1}"), 0);
+    }
+    for (k = 0; k < 25 && status_num(s, "checkpoints") <= c1 + 1; k++)
+        usleep(20 * 1000);
+    ck_assert_int_le(status_num(s, "checkpoints"), c1 + 1);
+    sqlite3_exec(reader, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(reader);
+    free(big);
+    close_disk(s);
+}
+END_TEST
+
 /* This program with --open-store dir in a fresh process (a fork would
  * share SQLite's idea of its locks): its wait status. */
 static int open_elsewhere(void)
@@ -756,6 +822,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
+    tcase_add_test(tc, checkpointer_woken_by_wal_growth_not_by_every_commit);
     tcase_add_test(tc, file_is_this_process);
     tcase_add_test(tc, full_scans_counted);
     suite_add_tcase(s, tc);
