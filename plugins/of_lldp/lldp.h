@@ -58,6 +58,7 @@ struct lldp_loop {
     char intf_id[LLDP_ID_MAX];
     uint32_t port_a, port_b;
     bool detected;
+    bool announcing;                      /* "looped" being set: not reaped until done */
     int64_t last_seen_ms;
     char detected_at[24];
 };
@@ -88,6 +89,7 @@ struct lldp {
     size_t n_loops, cap_loops;
     struct json_object *vlan_told;        /* dpids told vlan.used this run (punt.c) */
     pthread_mutex_t poll_mu;              /* one polling round at a time */
+    pthread_mutex_t loop_act_mu;          /* loops' topology calls in order (before mu) */
 
     /* LLDP switched on/off by REST that topology's view may not show yet
      * (it applies our network_status.updated asynchronously) */

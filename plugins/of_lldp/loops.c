@@ -9,7 +9,14 @@
  * (and with "disable" disables it).  A loop not seen for polling_time x
  * lldp_loop_dead_multiplier seconds, or with an inactive port, has stopped:
  * kytos/of_lldp.loop.stopped, "looped" removed (and with "disable" the
- * interface enabled again).  Calls to topology run outside l->mu. */
+ * interface enabled again).  Calls to topology run outside l->mu.
+ *
+ * Order matters to whoever watches: "stopped" is published after "looped"
+ * is gone, and a loop whose "looped" is still being set is not reaped, so a
+ * late POST of "looped" cannot outlive the DELETE that ends it.  The
+ * polling round holds loop_act_mu from the reap through its DELETEs, and a
+ * new loop's POST takes it too, so a loop seen again just after it was
+ * reaped gets its "looped" back after the DELETE, not before. */
 #include "lldp.h"
 
 #include <inttypes.h>
@@ -129,6 +136,7 @@ bool lldp_loop_check(struct lldp *l, const struct lldp_topo *t, struct json_obje
     lp->last_seen_ms = lldp_now_ms();
     if (!lp->detected) {
         lp->detected = true;
+        lp->announcing = true;
         utc_seconds(lp->detected_at, sizeof lp->detected_at);
         *new_loop = *lp;
         if (l->loop_log)
@@ -166,6 +174,7 @@ void lldp_loop_new_actions(struct lldp *l, const struct lldp_loop *lp, bool intf
     json_object_object_add(looped, "port_numbers", ports(lp->port_a, lp->port_b));
     json_object_object_add(looped, "detected_at", json_object_new_string(lp->detected_at));
     json_object_object_add(body, "looped", looped);
+    pthread_mutex_lock(&l->loop_act_mu);
     snprintf(path, sizeof path, TOPO "interfaces/%s/metadata", lp->intf_id);
     call(l, "POST", path, body);
     json_object_put(body);
@@ -173,6 +182,13 @@ void lldp_loop_new_actions(struct lldp *l, const struct lldp_loop *lp, bool intf
         snprintf(path, sizeof path, TOPO "interfaces/%s/disable", lp->intf_id);
         call(l, "POST", path, NULL);
     }
+    pthread_mutex_lock(&l->mu);
+    for (size_t k = 0; k < l->n_loops; k++)
+        if (strcmp(l->loops[k].dpid, lp->dpid) == 0 && l->loops[k].port_a == lp->port_a &&
+            l->loops[k].port_b == lp->port_b)
+            l->loops[k].announcing = false;
+    pthread_mutex_unlock(&l->mu);
+    pthread_mutex_unlock(&l->loop_act_mu);
 }
 
 /* Under l->mu: the loops that stopped, moved to *out (malloc'd, n in *n). */
@@ -186,8 +202,9 @@ void lldp_loop_reap(struct lldp *l, const struct lldp_topo *t, struct lldp_loop 
         struct lldp_loop *lp = &l->loops[k];
         struct json_object *a = lldp_topo_intf(t, lp->dpid, lp->port_a),
                            *b = lldp_topo_intf(t, lp->dpid, lp->port_b);
-        bool stopped = !a || !b || !lldp_jbool(a, "active") || !lldp_jbool(b, "active") ||
-                       (now - lp->last_seen_ms) / 1000 > l->loop_stopped_s;
+        bool stopped = !lp->announcing &&
+                       (!a || !b || !lldp_jbool(a, "active") || !lldp_jbool(b, "active") ||
+                        (now - lp->last_seen_ms) / 1000 > l->loop_stopped_s);
         void *p;
 
         if (!stopped) {
@@ -207,7 +224,6 @@ void lldp_loop_stopped_actions(struct lldp *l, const struct lldp_loop *lp)
 {
     char path[160];
 
-    publish_state(l, "stopped", lp->intf_id, lp->dpid, lp->port_a, lp->port_b);
     snprintf(path, sizeof path, TOPO "interfaces/%s/metadata/looped", lp->intf_id);
     call(l, "DELETE", path, NULL);
     if (l->loop_log)
@@ -218,4 +234,5 @@ void lldp_loop_stopped_actions(struct lldp *l, const struct lldp_loop *lp)
         snprintf(path, sizeof path, TOPO "interfaces/%s/enable", lp->intf_id);
         call(l, "POST", path, NULL);
     }
+    publish_state(l, "stopped", lp->intf_id, lp->dpid, lp->port_a, lp->port_b);
 }

@@ -139,12 +139,14 @@ static void poll_tick(kytos_napp *napp, void *ud)
         struct lldp_loop *stopped;
         size_t n;
         lldp_send_round(l);
+        pthread_mutex_lock(&l->loop_act_mu);
         pthread_mutex_lock(&l->mu);
         lldp_loop_reap(l, t, &stopped, &n);
         lldp_lv_reaper(l, t);
         pthread_mutex_unlock(&l->mu);
         for (size_t k = 0; k < n; k++)
             lldp_loop_stopped_actions(l, &stopped[k]);
+        pthread_mutex_unlock(&l->loop_act_mu);
         free(stopped);
         lldp_topo_put(t);
     }
@@ -168,6 +170,7 @@ static void lldp_release(kytos_napp *napp, void *data)
     pthread_mutex_destroy(&l->ov_mu);
     pthread_mutex_destroy(&l->mu);
     pthread_mutex_destroy(&l->poll_mu);
+    pthread_mutex_destroy(&l->loop_act_mu);
     free(l);
 }
 
@@ -192,6 +195,7 @@ static int lldp_init(kytos_napp *napp, char **errmsg)
     l->napp = napp;
     pthread_mutex_init(&l->mu, NULL);
     pthread_mutex_init(&l->poll_mu, NULL);
+    pthread_mutex_init(&l->loop_act_mu, NULL);
     pthread_mutex_init(&l->ov_mu, NULL);
     kytos_napp_set_data_full(napp, l, lldp_release);
     if (read_settings(l, errmsg) < 0)
