@@ -76,8 +76,8 @@ static void on_link_up(struct me *me)
         pthread_mutex_lock(&e->lock);
         scheduled = me_evc_scheduled(e);
         if (!e->archived && e->enabled && !e->active && !scheduled && me_deploy(me, e, NULL, 0)) {
-            me_publish(me, "redeployed_link_up", e);
             me_evc_save(me, e);
+            me_publish(me, "redeployed_link_up", e);
         }
         pthread_mutex_unlock(&e->lock);
     }

@@ -149,20 +149,20 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
             if (ok)
                 me_deploy_mark(e);
         }
+        ready[i] = ok;
         if (ok) {
-            if (m->events)
-                me_publish(me, "redeployed_link_down", e);
             (*up)++;
         } else {
             if (m->avoid)
                 kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
                           m->avoid);
-            if (m->events)
-                me_publish(me, "error_redeploy_link_down", e);
             (*down)++;
         }
     }
     store(me, evcs, n, m->avoid ? m->avoid : "path down");
+    /* after the store: a listener that reads the EVC back finds it moved */
+    for (i = 0; m->events && i < n; i++)
+        me_publish(me, ready[i] ? "redeployed_link_down" : "error_redeploy_link_down", evcs[i]);
 }
 
 /* One mover: batches claimed from the shared list until none is left. */
