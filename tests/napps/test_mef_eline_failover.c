@@ -371,6 +371,9 @@ START_TEST(consistency_round_moves_evcs_off_a_link_down_unnoticed)
         kytos_test_resp_free(r);
     }
     ck_assert_msg(await_until(all_moved, &w, 30000), "the EVCs never left the failed link");
+    /* a flow's pending -> installed write was queued before the EVCs'
+     * commit: drained, the two reads below cannot straddle it */
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     for (int i = 0; i < 8; i++)
         ck_assert_uint_eq(evc_flows(ids[i], S2, "installed") + evc_flows(ids[i], S2, "pending"), 2);
     /* the round moved them (it publishes nothing), not a link_down */

@@ -923,18 +923,44 @@ END_TEST
 
 /* ---- the link-up timer ---- */
 
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool three_links_up(const void *ud)
+{
+    (void)ud;
+    return kytos_test_published_count(th, "kytos/topology.link_up") == 3;
+}
+
+/* The links come up once the hold (2 s) has passed, not before: timed
+ * from before the host started, so a slow start cannot make the links'
+ * early UP look like a held one; the DOWN check is only made while the
+ * hold surely runs. */
 START_TEST(link_up_timer_holds_links_down)
 {
     struct json_object *t;
+    double t0, seen;
 
     kytos_test_host_free(th);
-    th = host_with("[kytos/topology]\nlink_up_timer = 0.4\n", NULL, true);
+    t0 = mono_s();
+    th = host_with("[kytos/topology]\nlink_up_timer = 2\n", NULL, true);
     t = topology();
-    ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+    seen = mono_s() - t0;
+    if (seen < 1.5) {
+        ck_assert_str_eq(json_object_get_string(path_get(t, "links", L12, "status")), "DOWN");
+        ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 0);
+    } else
+        fprintf(stderr, "link_up_timer_holds_links_down: start took %.1f s, DOWN not checked\n", seen);
     ck_assert(json_object_get_boolean(path_get(t, "links", L12, "active")));
     json_object_put(t);
-    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/topology.link_up"), 0);
-    usleep(1000 * 1000);
+    ck_assert(await_until(three_links_up, NULL, 15000));
+    /* the hold began after t0: no link came up before it was over */
+    ck_assert_msg(mono_s() - t0 >= 2.0, "links up after %.2f s", mono_s() - t0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
     ck_assert_str_eq(link_status(L12), "UP");
     ck_assert_str_eq(link_status(L23), "UP");
