@@ -198,7 +198,8 @@ kh_host *kh_host_new(kh_config *cfg, const char *data_dir, char *err, size_t err
                           .data_dir = h->data_dir,
                           .wait_for_server = 1,
                           .sync = kh_config_str(cfg, "store_sync"),
-                          .log = store_log},
+                          .log = store_log,
+                          .wal_max_mb = (int)kh_config_int(cfg, "store_wal_max_mb")},
                       &serr) != 0) {
         snprintf(err, errlen, "store: %s", serr.message);
         goto fail;

@@ -84,7 +84,8 @@ static int first_user(kh_config *cfg)
     mkdir(dir, 0755);
     if (kh_store_open(&store, &(struct kh_store_opts){.backend = kh_config_str(cfg, "database"),
                                                       .data_dir = dir, .wait_for_server = 1,
-                                                      .sync = kh_config_str(cfg, "store_sync")},
+                                                      .sync = kh_config_str(cfg, "store_sync"),
+                                                      .wal_max_mb = (int)kh_config_int(cfg, "store_wal_max_mb")},
                       &err) != 0) {
         fprintf(stderr, "kytosd: store: %s\n", err.message);
         kh_config_free(cfg);

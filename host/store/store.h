@@ -25,6 +25,8 @@ struct kh_store_opts {
     /* Progress and warnings (level: 10 debug .. 50 critical); may be NULL. */
     void (*log)(void *ud, int level, const char *msg);
     void *log_ud;
+    int wal_max_mb;        /* embedded: the WAL's size past which a burst of writes is held
+                              for a moment to start it over; 0 = 32 (kytos.conf store_wal_max_mb) */
 };
 
 int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos_error *err);

@@ -348,13 +348,42 @@ static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
  * commit itself, an unchanged user_version, under the writer's lock, when
  * nothing was written since the checkpoint; a write arriving meanwhile
  * waits for the rest of it instead of all of it. */
-static void ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
+static bool ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
 {
+    bool done = false;
+
     pthread_mutex_lock(&s->wmu);
     if (atomic_load(&s->wal_commits) == commits_before &&
         sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) == 0) {
         atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
         s->restart_commits = atomic_load(&s->wal_commits);
+        done = true;
+    }
+    pthread_mutex_unlock(&s->wmu);
+    return done;
+}
+
+/* During a burst the writer commits again before a checkpoint is over, so
+ * the WAL never starts over: it grew to 280 MB while 2,000 EVCs were
+ * created (12 times the database), every page of it newly allocated by the
+ * file system.  Past wal_max_bytes the writer is held for one more
+ * checkpoint, of what was committed since the last (a few MB), and the
+ * WAL starts over with our own commit.  A reader still on old frames keeps
+ * the checkpoint from finishing: then the writer goes on, and the next
+ * wake tries again. */
+static void ckpt_hold_and_restart(struct sq_store *s)
+{
+    int log = -1, done = -1;
+
+    pthread_mutex_lock(&s->wmu);
+    if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK) {
+        atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
+        if (log > 0 && done == log &&
+            sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) == 0) {
+            atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&s->wal_forced, 1, memory_order_relaxed);
+            s->restart_commits = atomic_load(&s->wal_commits);
+        }
     }
     pthread_mutex_unlock(&s->wmu);
 }
@@ -370,8 +399,11 @@ static void ckpt_run(struct sq_store *s)
     if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
         return;
     atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
-    if (log > 0 && done == log)
-        ckpt_restart_wal(s, before);
+    if (log > 0 && done == log && ckpt_restart_wal(s, before))
+        return;
+    /* written to meanwhile (a burst), or a reader on old frames */
+    if (log > 0 && (int64_t)log * s->page_size >= s->wal_max_bytes)
+        ckpt_hold_and_restart(s);
 }
 
 static void *ckpt_main(void *p)
@@ -400,8 +432,15 @@ static int ckpt_start(struct sq_store *s, struct kytos_error *err)
 {
     int rc;
 
+    sqlite3_stmt *st;
+
     if ((rc = conn_open(s, &s->ckpt, 0, err)) < 0)
         return rc;
+    if (sqlite3_prepare_v2(s->writer.db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) >= 512)
+            s->page_size = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
     if ((rc = sq_exec(&s->writer, "PRAGMA wal_autocheckpoint=0", err)) < 0)
         return rc;
     sqlite3_wal_hook(s->writer.db, wal_hook, s);
@@ -584,6 +623,8 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "readers", json_object_new_int(s->nreaders));
     json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
     json_object_object_add(st, "wal_restarts", json_object_new_int64((int64_t)atomic_load(&s->wal_restarts)));
+    json_object_object_add(st, "wal_restarts_held",
+                           json_object_new_int64((int64_t)atomic_load(&s->wal_forced)));
     json_object_object_add(st, "group_commits", json_object_new_int64((int64_t)atomic_load(&s->commits)));
     json_object_object_add(st, "group_writes", json_object_new_int64((int64_t)atomic_load(&s->writes)));
     json_object_object_add(st, "merged_writes", json_object_new_int64((int64_t)atomic_load(&s->merged)));
@@ -639,6 +680,9 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
     pthread_cond_init(&s->rcv, NULL);
     pthread_cond_init(&s->ccv, NULL);
     s->sync_full = opts && opts->sync && !strcmp(opts->sync, "full");
+    s->wal_max_bytes = (int64_t)(opts && opts->wal_max_mb > 0 ? opts->wal_max_mb : SQ_WAL_MAX_MB_DEFAULT)
+                       << 20;
+    s->page_size = 4096;
     if (opts && opts->sync && opts->sync[0] && strcmp(opts->sync, "full") && strcmp(opts->sync, "normal")) {
         rc = kh_store_err(err, KYTOS_EINVAL, "store_sync must be \"normal\" or \"full\", not \"%.40s\"",
                           opts->sync);

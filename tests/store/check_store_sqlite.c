@@ -1,10 +1,12 @@
 /* tests/store/check_store_sqlite.c - the conformance suite on the embedded
  * store (on disk and in memory), plus what only the embedded store does:
  * reopening, schema versions, corrupt rows, options. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <sqlite3.h>
@@ -331,6 +333,81 @@ START_TEST(checkpointer_woken_by_wal_growth_not_by_every_commit)
     ck_assert_int_le(status_num(s, "checkpoints"), c1 + 1);
     sqlite3_exec(reader, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(reader);
+    free(big);
+    close_disk(s);
+}
+END_TEST
+
+/* A burst of commits from several threads: past
+ * store_wal_max_mb (2 MB here) the writer is held for a checkpoint and the
+ * WAL starts over, so its file stays a few MB (the checkpointer is woken
+ * every 1,000 pages) for about 100 MB written.  Here the checkpointer's
+ * idle restart also finds moments between commits; in kytosd creating
+ * 2,000 EVCs it found none and the WAL grew to 280 MB, which
+ * tests/e2e/test_scale.py checks. */
+struct burst {
+    kh_store *s;
+    const char *big, *path;
+    int t;
+    off_t most;
+};
+
+static void *burst_run(void *arg)
+{
+    struct burst *b = arg;
+    struct kytos_error e = {0};
+    struct kytos_write ops[10];
+    char ids[10][16];
+    struct stat sb;
+
+    for (int k = 0; k < 300; k++) {
+        for (int j = 0; j < 10; j++) {
+            struct json_object *d = json_object_new_object();
+            json_object_object_add(d, "pad", json_object_new_string(b->big));
+            snprintf(ids[j], sizeof ids[j], "t%d-%d", b->t, (k * 10 + j) % 300);
+            ops[j] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = ids[j], .doc = d};
+        }
+        if (kh_store_bulk(b->s, "c", ops, 10, &e) != 0)
+            b->most = -1;
+        for (int j = 0; j < 10; j++)
+            json_object_put(ops[j].doc);
+        if (b->most >= 0 && stat(b->path, &sb) == 0 && sb.st_size > b->most)
+            b->most = sb.st_size;
+    }
+    return NULL;
+}
+
+START_TEST(burst_of_commits_keeps_the_wal_bounded)
+{
+    struct kh_store_opts o = {.wal_max_mb = 2};
+    struct kytos_error e = {0};
+    struct burst b[4];
+    pthread_t th[4];
+    char path[300], *big;
+    off_t most = 0;
+    kh_store *s = NULL;
+    int k;
+
+    snprintf(dir, sizeof(dir), "%s/kh-store-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    o.data_dir = dir;
+    ck_assert_int_eq(kh_store_open(&s, &o, &e), 0);
+    snprintf(path, sizeof path, "%s/store.db-wal", dir);
+    ck_assert_ptr_nonnull(big = malloc(8200));
+    memset(big, 'x', 8199);
+    big[8199] = '\0';
+    for (k = 0; k < 4; k++) {
+        b[k] = (struct burst){.s = s, .big = big, .path = path, .t = k};
+        ck_assert_int_eq(pthread_create(&th[k], NULL, burst_run, &b[k]), 0);
+    }
+    for (k = 0; k < 4; k++) {
+        pthread_join(th[k], NULL);
+        ck_assert_int_ge(b[k].most, 0);
+        if (b[k].most > most)
+            most = b[k].most;
+    }
+    ck_assert_msg(most <= 16 << 20, "the WAL grew to %lld bytes", (long long)most);
+    ck_assert_int_ge(status_num(s, "wal_restarts_held"), 1);
     free(big);
     close_disk(s);
 }
@@ -823,6 +900,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
     tcase_add_test(tc, checkpointer_woken_by_wal_growth_not_by_every_commit);
+    tcase_add_test(tc, burst_of_commits_keeps_the_wal_bounded);
     tcase_add_test(tc, file_is_this_process);
     tcase_add_test(tc, full_scans_counted);
     suite_add_tcase(s, tc);
