@@ -221,6 +221,7 @@ def loader():
              "failed init is refused with its message", napps)
         st, _, _, _ = k.request("GET", "/api/kytos/failinit/v1/")
         t.ok(st == 404, "routes of a failed init are undone")
+        k.wait_for(lambda: "failinit: released its state" in k.logtext(), 10)   # a log thread writes it
         log = k.logtext()
         t.ok("failinit: released its state (a buffer from init)" in log
              and "stop called after a failed init" not in log,
@@ -330,7 +331,8 @@ def loader():
             t.ok(st == 200 and js == {"response": "enabled"} and st2 == 200 and hs.get("state") == "enabled"
                  and "rejected" in hs, "enable after a refused replacement brings back the working version",
                  (st, js, st2, hs))
-            t.ok("has not changed since" in k.logtext(), "the unchanged broken file is not read again", k.logtext())
+            t.ok(k.wait_for(lambda: "has not changed since" in k.logtext(), 10),
+                 "the unchanged broken file is not read again", k.logtext())
         # a second file with the same NApp: refused while the first holds
         # it, loaded when the first goes
         k.drop("hello.so", name="hello_copy.so")

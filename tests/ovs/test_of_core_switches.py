@@ -97,7 +97,8 @@ def main():
         os.kill(pid, signal.SIGSTOP)
         try:
             ok = k.wait_for(lambda: env.switches(k).get(d1, {}).get("active") is False, 8)
-            t.ok(ok and "dead_interval" in k.logtext(),
+            # the log is written by a background thread: await the line too
+            t.ok(ok and k.wait_for(lambda: "dead_interval" in k.logtext(), 10),
                  "SIGSTOP ovs-vswitchd: inactive within the dead interval (3 s)",
                  env.switches(k).get(d1))
         finally:

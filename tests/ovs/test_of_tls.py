@@ -143,9 +143,9 @@ def main():
         closed, got = closed_without_openflow(port, HELLO)
         t.ok(closed and not got.startswith(b"\x04"),
              "a plain-TCP client sending HELLO is closed without an OpenFlow answer", got[:16])
-        t.ok(k.wait_for(lambda: "refused: TLS handshake failed" in k.logtext(), 5),
+        t.ok(k.wait_for(lambda: "refused: TLS handshake failed" in k.logtext(), 20),
              "... and refused with a log line", k.logtext())
-        t.ok(k.wait_for(lambda: tls_refused(k) >= 1, 5), "... counted as tls_refused",
+        t.ok(k.wait_for(lambda: tls_refused(k) >= 1, 20), "... counted as tls_refused",
              southbound(k).get("disconnects"))
 
         # ---- a client that never finishes its handshake
@@ -154,8 +154,8 @@ def main():
         t.ok(closed and got == b"" and time.time() - start < 8,
              "a silent client is closed after sb_tls_handshake_timeout_ms",
              (closed, got, time.time() - start))
-        t.ok(k.wait_for(lambda: "TLS handshake not finished in 1500 ms" in k.logtext(), 5) and
-             k.wait_for(lambda: tls_refused(k) == 2, 5),
+        t.ok(k.wait_for(lambda: "TLS handshake not finished in 1500 ms" in k.logtext(), 20) and
+             k.wait_for(lambda: tls_refused(k) == 2, 20),
              "... with a log line, counted as tls_refused", k.logtext())
 
         # ---- a TLS client without a certificate
@@ -171,8 +171,9 @@ def main():
         except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
             refused = True
         t.ok(refused, "a TLS client without a certificate is refused")
-        t.ok(k.wait_for(lambda: tls_refused(k) == n0 + 1, 5) and
-             "peer did not return a certificate" in k.logtext(),
+        # the counter moves before the log thread writes the line: await both
+        t.ok(k.wait_for(lambda: tls_refused(k) == n0 + 1 and
+                        "peer did not return a certificate" in k.logtext(), 20),
              "... with a log line naming the missing certificate", k.logtext())
 
         # ---- Open vSwitch over ssl: with a certificate from another CA
@@ -185,8 +186,9 @@ def main():
         t.ok(k.wait_for(lambda: tls_refused(k) > n0, 15),
              "OVS with a switch certificate from an unknown CA is refused",
              southbound(k).get("disconnects"))
-        t.ok("certificate verify failed" in k.logtext() or "unable to get local issuer" in
-             k.logtext(), "... with a log line saying why", k.logtext())
+        t.ok(k.wait_for(lambda: "certificate verify failed" in k.logtext() or
+                        "unable to get local issuer" in k.logtext(), 20),
+             "... with a log line saying why", k.logtext())
         t.ok(dpid not in env.switches(k) and southbound(k).get("connections") == 0,
              "... and it never reaches of_core or topology", env.switches(k))
 
