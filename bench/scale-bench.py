@@ -53,7 +53,9 @@ class Server:
         self.conf = os.path.join(work, "kytos.conf")
         if not os.path.isdir(self.napps):
             os.makedirs(self.napps)
-            for n in ("simnet", "topology", "flow_manager", "mef_eline"):
+            # pathfinder too: without it mef_eline falls back to its own
+            # shortest path, after a failed call per EVC
+            for n in ("simnet", "topology", "flow_manager", "pathfinder", "mef_eline"):
                 shutil.copy(os.path.join(build, "plugins/.libs/%s.so" % n), self.napps)
             with open(self.conf, "w") as f:
                 f.write('[kytos/simnet]\nshape = "ring"\nswitches = %d\nhost_ports = 2\n'
@@ -243,16 +245,20 @@ def main():
     s = Server(build, work)
     try:
         s.start()
-        if not wait_links(s, SWITCHES):
+        # links UP, not only active: topology holds a new link DOWN for
+        # link_up_timer, and an EVC created meanwhile finds no path; it would
+        # be deployed by the link_up sweep, not by its create
+        if not wait_links_up(s, SWITCHES):
             raise RuntimeError("the ring never came up")
         c0, t0 = s.cpu(), time.time()
         bad = create_all(s, n, threads)
         t_create = time.time() - t0
         while active_count(s) < n - len(bad) and time.time() - t0 < 300:
             time.sleep(0.2)
+        t_active = time.time() - t0
         wait_quiet(s)
         line("create", evcs=n, refused=len(bad), secs=t_create, rate=n / t_create,
-             active=active_count(s), cpu=s.cpu() - c0)
+             active=active_count(s), active_s=t_active, cpu=s.cpu() - c0)
         if bad:
             line("refused", first=json.dumps(bad[0])[:200].replace(" ", ""))
         rss0, store0 = s.rss_mb(), s.store_mb()
