@@ -26,7 +26,7 @@ struct kh_store_opts {
     void (*log)(void *ud, int level, const char *msg);
     void *log_ud;
     int wal_max_mb;        /* embedded: the WAL's size past which a burst of writes is held
-                              for a moment to start it over; 0 = 32 (kytos.conf store_wal_max_mb) */
+                              for a moment to start it over; 0 = no limit (store_wal_max_mb) */
 };
 
 int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos_error *err);

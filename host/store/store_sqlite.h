@@ -53,7 +53,6 @@
 #define SQ_CKPT_PAGES 1000             /* WAL pages since the last one that trigger a checkpoint */
 #define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
 #define SQ_WAL_KEEP_BYTES 8388608      /* the WAL file's size kept after it starts over */
-#define SQ_WAL_MAX_MB_DEFAULT 32       /* past it, a burst is held for a WAL restart (store_wal_max_mb) */
 
 struct sq_stmt {
     char *sql;
@@ -116,7 +115,7 @@ struct sq_store {
     int ckpt_base;                /* WAL frames at the last trigger (writer side, wmu held) */
     atomic_uint_fast64_t checkpoints, wal_restarts;
     atomic_uint_fast64_t wal_forced;    /* restarts made by holding the writer (a burst) */
-    int64_t wal_max_bytes;        /* store_wal_max_mb */
+    int64_t wal_max_bytes;        /* store_wal_max_mb; 0: no limit */
     int page_size;
     atomic_uint_fast64_t wal_commits;   /* every commit of the writer connection (its WAL hook) */
     uint64_t restart_commits;     /* wal_commits after the checkpointer's own (its thread's) */

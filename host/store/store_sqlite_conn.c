@@ -366,9 +366,13 @@ static bool ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
 /* During a burst the writer commits again before a checkpoint is over, so
  * the WAL never starts over: it grew to 280 MB while 2,000 EVCs were
  * created (12 times the database), every page of it newly allocated by the
- * file system.  Past wal_max_bytes the writer is held for one more
- * checkpoint, of what was committed since the last (a few MB), and the
- * WAL starts over with our own commit.  A reader still on old frames keeps
+ * file system.  Past wal_max_bytes (store_wal_max_mb, off by default) the
+ * writer is held for one more checkpoint, of what was committed since the
+ * last (a few MB), and the WAL starts over with our own commit.  Off by
+ * default because it costs the burst: each hold is ~25 ms of fsyncs with
+ * the writer stopped, and a link failure at 10,000 EVCs took 8.4-10.7 s
+ * with it (32 or 64 MB) against 7.2-8.2 s without; the WAL is cut back to
+ * 8 MiB anyway within 2 s of the burst's end.  A reader still on old frames keeps
  * the checkpoint from finishing: then the writer goes on, and the next
  * wake tries again. */
 static void ckpt_hold_and_restart(struct sq_store *s)
@@ -402,7 +406,7 @@ static void ckpt_run(struct sq_store *s)
     if (log > 0 && done == log && ckpt_restart_wal(s, before))
         return;
     /* written to meanwhile (a burst), or a reader on old frames */
-    if (log > 0 && (int64_t)log * s->page_size >= s->wal_max_bytes)
+    if (s->wal_max_bytes > 0 && log > 0 && (int64_t)log * s->page_size >= s->wal_max_bytes)
         ckpt_hold_and_restart(s);
 }
 
@@ -680,8 +684,7 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
     pthread_cond_init(&s->rcv, NULL);
     pthread_cond_init(&s->ccv, NULL);
     s->sync_full = opts && opts->sync && !strcmp(opts->sync, "full");
-    s->wal_max_bytes = (int64_t)(opts && opts->wal_max_mb > 0 ? opts->wal_max_mb : SQ_WAL_MAX_MB_DEFAULT)
-                       << 20;
+    s->wal_max_bytes = (int64_t)(opts && opts->wal_max_mb > 0 ? opts->wal_max_mb : 0) << 20;
     s->page_size = 4096;
     if (opts && opts->sync && opts->sync[0] && strcmp(opts->sync, "full") && strcmp(opts->sync, "normal")) {
         rc = kh_store_err(err, KYTOS_EINVAL, "store_sync must be \"normal\" or \"full\", not \"%.40s\"",

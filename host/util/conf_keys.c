@@ -146,9 +146,10 @@ const struct kh_conf_key kh_conf_keys[] = {
      "Levels by logger name prefix: `{\"kytos.core.api_server\": \"DEBUG\"}`.", 0},
     {"log_queue_max", KH_CONF_INT, "65536", 1, 1 << 24, NULL,
      "Lines waiting for the log thread; past it lines are dropped and counted.", 0},
-    {"store_wal_max_mb", KH_CONF_INT, "32", 1, 65536, NULL,
+    {"store_wal_max_mb", KH_CONF_INT, "0", 0, 65536, NULL,
      "Embedded store: past this WAL size, a burst of writes is held for a moment (one checkpoint) "
-     "so the WAL starts over instead of growing.", 0},
+     "so the WAL starts over instead of growing; 0: no limit (faster bursts, and the WAL is cut "
+     "back to 8 MiB within seconds of the burst's end).", 0},
     {"store_sync", KH_CONF_CHOICE, "\"normal\"", 0, 0, "normal|full",
      "Embedded store: `normal` survives `kill -9`; `full` also fsyncs every commit (power loss).", 0},
     /* the OpenFlow server (host/southbound/) on listen:port */
