@@ -114,7 +114,7 @@ struct sq_store {
     int ckpt_wanted, ckpt_stop;
     int ckpt_base;                /* WAL frames at the last trigger (writer side, wmu held) */
     atomic_uint_fast64_t checkpoints, wal_restarts;
-    atomic_uint_fast64_t wal_forced;    /* restarts made by holding the writer (a burst) */
+    atomic_uint_fast64_t wal_restarts_held;  /* of them, made by holding the writer (a burst) */
     int64_t wal_max_bytes;        /* store_wal_max_mb; 0: no limit */
     int page_size;
     atomic_uint_fast64_t wal_commits;   /* every commit of the writer connection (its WAL hook) */

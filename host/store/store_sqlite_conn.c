@@ -347,18 +347,23 @@ static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
  * HTTP request's, answered after its commit).  So this thread makes that
  * commit itself, an unchanged user_version, under the writer's lock, when
  * nothing was written since the checkpoint; a write arriving meanwhile
- * waits for the rest of it instead of all of it. */
+ * waits for the rest of it instead of all of it.  restart_locked is that
+ * commit (wmu held). */
+static bool restart_locked(struct sq_store *s)
+{
+    if (sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) != 0)
+        return false;
+    atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
+    s->restart_commits = atomic_load(&s->wal_commits);
+    return true;
+}
+
 static bool ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
 {
-    bool done = false;
+    bool done;
 
     pthread_mutex_lock(&s->wmu);
-    if (atomic_load(&s->wal_commits) == commits_before &&
-        sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) == 0) {
-        atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
-        s->restart_commits = atomic_load(&s->wal_commits);
-        done = true;
-    }
+    done = atomic_load(&s->wal_commits) == commits_before && restart_locked(s);
     pthread_mutex_unlock(&s->wmu);
     return done;
 }
@@ -371,10 +376,10 @@ static bool ckpt_restart_wal(struct sq_store *s, uint64_t commits_before)
  * last (a few MB), and the WAL starts over with our own commit.  Off by
  * default because it costs the burst: each hold is ~25 ms of fsyncs with
  * the writer stopped, and a link failure at 10,000 EVCs took 8.4-10.7 s
- * with it (32 or 64 MB) against 7.2-8.2 s without; the WAL is cut back to
- * 8 MiB anyway within 2 s of the burst's end.  A reader still on old frames keeps
- * the checkpoint from finishing: then the writer goes on, and the next
- * wake tries again. */
+ * with it (32 or 64 MB) against 7.2-8.2 s without; the WAL is cut back
+ * to 8 MiB anyway within 2 s of the burst's end.  A reader still on old
+ * frames keeps the checkpoint from finishing: then the writer goes on, and
+ * the next wake tries again. */
 static void ckpt_hold_and_restart(struct sq_store *s)
 {
     int log = -1, done = -1;
@@ -382,12 +387,8 @@ static void ckpt_hold_and_restart(struct sq_store *s)
     pthread_mutex_lock(&s->wmu);
     if (sqlite3_wal_checkpoint_v2(s->ckpt.db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK) {
         atomic_fetch_add_explicit(&s->checkpoints, 1, memory_order_relaxed);
-        if (log > 0 && done == log &&
-            sq_exec(&s->writer, "PRAGMA user_version=" SQ_STR(SQ_SCHEMA_VERSION), NULL) == 0) {
-            atomic_fetch_add_explicit(&s->wal_restarts, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->wal_forced, 1, memory_order_relaxed);
-            s->restart_commits = atomic_load(&s->wal_commits);
-        }
+        if (log > 0 && done == log && restart_locked(s))
+            atomic_fetch_add_explicit(&s->wal_restarts_held, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&s->wmu);
 }
@@ -434,9 +435,8 @@ static void *ckpt_main(void *p)
 
 static int ckpt_start(struct sq_store *s, struct kytos_error *err)
 {
-    int rc;
-
     sqlite3_stmt *st;
+    int rc;
 
     if ((rc = conn_open(s, &s->ckpt, 0, err)) < 0)
         return rc;
@@ -628,7 +628,7 @@ static int sq_status(struct kh_store_backend *b, struct json_object *st)
     json_object_object_add(st, "checkpoints", json_object_new_int64((int64_t)atomic_load(&s->checkpoints)));
     json_object_object_add(st, "wal_restarts", json_object_new_int64((int64_t)atomic_load(&s->wal_restarts)));
     json_object_object_add(st, "wal_restarts_held",
-                           json_object_new_int64((int64_t)atomic_load(&s->wal_forced)));
+                           json_object_new_int64((int64_t)atomic_load(&s->wal_restarts_held)));
     json_object_object_add(st, "group_commits", json_object_new_int64((int64_t)atomic_load(&s->commits)));
     json_object_object_add(st, "group_writes", json_object_new_int64((int64_t)atomic_load(&s->writes)));
     json_object_object_add(st, "merged_writes", json_object_new_int64((int64_t)atomic_load(&s->merged)));
