@@ -1,11 +1,13 @@
 /* host/store/store_sqlite.h - the embedded store, private to its files: SQLite in WAL mode.
  *
  * Layout: <data_dir>/store.db, one table "c:<collection>" (id TEXT PRIMARY
- * KEY, doc TEXT) per collection, documents as compact JSON text as json-c
- * writes it (kh_json_write(), so uint64 values keep their digits), indexes as SQLite
- * expression indexes "i:<collection>:<name>" over json_extract() (unique
- * ones over the JSON text of the value, "doc -> path", so they compare
- * exactly), their definitions in kh_indexes, PRAGMA user_version = schema.
+ * KEY, doc TEXT, key columns) per collection, documents as compact JSON text
+ * as json-c writes it (kh_json_write(), so uint64 values keep their digits),
+ * indexes "i:<collection>:<name>" over key columns: each index key's value
+ * kept beside the document, as json_extract() gives it (unique indexes: the
+ * JSON text of the value, "doc -> path", so they compare exactly), see
+ * store_sqlite_keycol.c; their definitions in kh_indexes, PRAGMA
+ * user_version = schema (1: expression indexes, migrated at open).
  *
  * Concurrency: one writer connection behind a mutex (every write is one
  * transaction, so a write is acknowledged only once committed) and a pool
@@ -40,7 +42,7 @@
 #include "store/store_filter.h"
 #include "store/store_impl.h"
 
-#define SQ_SCHEMA_VERSION 1
+#define SQ_SCHEMA_VERSION 2
 #define SQ_STR_(x) #x
 #define SQ_STR(x) SQ_STR_(x)          /* a number macro as SQL text */
 #define SQ_CACHE 64                    /* prepared statements per connection */
@@ -50,7 +52,13 @@
 #define SQ_MAX_COLLS 1000
 #define SQ_MAX_INDEXES 64              /* per collection (MongoDB: 64) */
 #define SQ_RESULT_MAX ((size_t)512 << 20) /* bytes one find may hold */
-#define SQ_CKPT_PAGES 1000             /* WAL pages since the last one that trigger a checkpoint */
+/* WAL pages since the last checkpoint that trigger one.  Fewer
+ * checkpoints copy a page that many commits change (index leaves) fewer
+ * times: 4000 against 1000 took a link failure at 10,000 EVCs from
+ * 5.95-7.13 s to 5.58-5.71 s, 1.55 to 1.31 GB written (8000: 5.97 s,
+ * 16000: 5.99 s; bench/scale-bench.py 10000, link_down).  With
+ * store_wal_max_mb set, half of it if less (ckpt_pages). */
+#define SQ_CKPT_PAGES 4000
 #define SQ_CKPT_IDLE_MS 2000           /* and at least this often when idle */
 #define SQ_WAL_KEEP_BYTES 8388608      /* the WAL file's size kept after it starts over */
 
@@ -77,10 +85,26 @@ struct sq_index {
     int *dirs;
 };
 
+/* A key column (store_sqlite_keycol.c). */
+struct sq_kcol {
+    struct kh_path *path;
+    int unique;                   /* the JSON text form of a unique index */
+    char *ident;                  /* the column's name, quoted for SQL */
+};
+
 struct sq_coll {
     char name[KH_STORE_MAX_COLL + 1];
     int nix;
     struct sq_index *ix;
+    /* key columns; changed only with wmu and mmu held, so a writer (wmu)
+     * reads them without mmu.  The SQL fragments the writes add for them
+     * (each "" when there is none): names ,"k1","k2"; vals (of the text
+     * bound as ?2) ,json_extract(?2,p1),...; excl ,"k1"=excluded."k1",...;
+     * set ,"k1"=json_extract(?2,p1),... */
+    int nkcol;
+    struct sq_kcol *kcol;
+    char *kc_names, *kc_vals, *kc_excl, *kc_set;
+    int kc_broken;                /* out of memory publishing one: writes fail */
     /* finds and counts with a filter that no index (nor _id) served: each
      * read every row (shown in status/ as "full_scans") */
     atomic_uint_fast64_t full_scans;
@@ -113,6 +137,7 @@ struct sq_store {
     pthread_cond_t ccv;
     int ckpt_wanted, ckpt_stop;
     int ckpt_base;                /* WAL frames at the last trigger (writer side, wmu held) */
+    int ckpt_pages;               /* growth that triggers one: SQ_CKPT_PAGES, less with wal_max_bytes */
     atomic_uint_fast64_t checkpoints, wal_restarts;
     atomic_uint_fast64_t wal_restarts_held;  /* of them, made by holding the writer (a burst) */
     int64_t wal_max_bytes;        /* store_wal_max_mb; 0: no limit */
@@ -146,6 +171,7 @@ struct sq_splice {
     const struct kh_plan *pl;
     struct ku_buf *b;
     size_t off, len;              /* the new text in b */
+    int done;                     /* made: a second call in the statement returns it */
     int rc;                       /* 1: the general path; < 0: err */
     struct kytos_error err;
 };
@@ -192,6 +218,21 @@ void sq_coll_free(struct sq_coll *c);
 void sq_index_clear(struct sq_index *ix);
 int sq_index_parse(struct sq_index *ix, struct json_object *keys, struct kytos_error *err);
 int sq_key_expr(const struct kh_path *p, int unique, char *out, size_t outlen);
+int sq_key_expr_of(const struct kh_path *p, int unique, const char *arg, char *out, size_t outlen);
+
+/* store_sqlite_keycol.c */
+#define SQ_IDENT_MAX (4 * KH_PATH_MAX + 24)   /* a key column's name, quoted */
+int sq_kcol_ident(const char *path, int unique, char *out, size_t outlen);
+const struct sq_kcol *sq_kcol_find(const struct sq_coll *c, const char *path, int unique);
+int sq_kcol_add(struct sq_store *s, const char *coll, const struct kh_path *p, int unique,
+                struct kytos_error *err);
+int sq_kcol_publish(struct sq_store *s, const char *coll, const struct kh_path *p, int unique);
+void sq_kcol_free(struct sq_coll *c);
+int sq_kcol_splice_set(const struct sq_coll *c, const struct kh_plan *pl, struct ku_buf *b);
+int sq_kcol_migrate(struct sq_store *s, const struct kh_store_opts *opts, struct kytos_error *err);
+enum { SQ_W_PUT, SQ_W_INSERT, SQ_W_REPLACE, SQ_W_INSERT_IF_MISSING, SQ_W_SPLICE };
+int sq_kcol_write_sql(struct sq_store *s, const char *coll, int kind, const struct kh_plan *pl,
+                      struct ku_buf *b, struct kytos_error *err);
 int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
              struct json_object *keys, unsigned flags, struct kytos_error *err);
 

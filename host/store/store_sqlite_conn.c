@@ -31,6 +31,23 @@ int sq_fail(sqlite3 *db, int rc, struct kytos_error *err, const char *coll, cons
             return kh_store_err(err, KYTOS_EEXIST, "duplicate key for unique index '%.*s' on '%s'",
                                 len, name, coll);
         }
+        if ((ix = strstr(msg, ".u:")) != NULL) {
+            /* an index over key columns: "c:<coll>.u:<path>[, ...]" names
+             * the first key (store_sqlite_keycol.c: capitals as ^x) */
+            char path[KH_PATH_MAX + 1];
+            size_t o = 0;
+            for (const char *c = ix + 3; *c && *c != ',' && o < sizeof path - 1; c++) {
+                if (*c == '^' && c[1]) {
+                    c++;
+                    path[o++] = *c == '^' ? '^' : (char)(*c - 'a' + 'A');
+                } else {
+                    path[o++] = *c;
+                }
+            }
+            path[o] = '\0';
+            return kh_store_err(err, KYTOS_EEXIST, "duplicate key for a unique index on '%s' in '%s'",
+                                path, coll);
+        }
         return kh_store_err(err, KYTOS_EEXIST, "duplicate _id '%.200s' in '%s'", id ? id : "", coll);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -230,6 +247,12 @@ static void sq_splice_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error(ctx, "kh_splice() is internal", -1);
         return;
     }
+    if (x->done) {
+        /* again in the same statement (a key column's value): the text
+         * made the first time, which b still holds */
+        sqlite3_result_text(ctx, x->b->p + x->off, (int)x->len, SQLITE_STATIC);
+        return;
+    }
     x->off = x->b->len;
     x->rc = kh_plan_splice(x->pl, text, (size_t)sqlite3_value_bytes(argv[1]), x->b, &x->err);
     if (x->rc == 0 && (x->len = x->b->len - x->off) > KH_STORE_MAX_DOC)
@@ -239,6 +262,7 @@ static void sq_splice_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         return;
     }
     /* b is not touched again before the statement is done */
+    x->done = 1;
     sqlite3_result_text(ctx, x->b->p + x->off, (int)x->len, SQLITE_STATIC);
 }
 
@@ -331,7 +355,7 @@ static int wal_hook(void *ud, sqlite3 *db, const char *name, int pages)
     atomic_fetch_add_explicit(&s->wal_commits, 1, memory_order_relaxed);
     if (pages < s->ckpt_base)
         s->ckpt_base = 0;   /* the WAL started over */
-    if (pages - s->ckpt_base >= SQ_CKPT_PAGES) {
+    if (pages - s->ckpt_base >= s->ckpt_pages) {
         s->ckpt_base = pages;
         pthread_mutex_lock(&s->cmu);
         s->ckpt_wanted = 1;
@@ -445,6 +469,13 @@ static int ckpt_start(struct sq_store *s, struct kytos_error *err)
             s->page_size = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
     }
+    /* with a limit on the WAL, woken at half of it at the latest */
+    s->ckpt_pages = SQ_CKPT_PAGES;
+    if (s->wal_max_bytes > 0) {
+        int64_t half = s->wal_max_bytes / s->page_size / 2;
+        if (half < s->ckpt_pages)
+            s->ckpt_pages = half > 16 ? (int)half : 16;
+    }
     if ((rc = sq_exec(&s->writer, "PRAGMA wal_autocheckpoint=0", err)) < 0)
         return rc;
     sqlite3_wal_hook(s->writer.db, wal_hook, s);
@@ -487,9 +518,9 @@ static int schema_init(struct sq_store *s, struct kytos_error *err)
         return kh_store_err(err, KYTOS_EUNAVAIL,
                             "%s has store schema version %d; this kytosd knows up to %d", s->path,
                             version, SQ_SCHEMA_VERSION);
-    if (version == SQ_SCHEMA_VERSION)
-        return 0;
-    /* version 0: new file.  Later versions migrate here, step by step. */
+    if (version >= 1)
+        return 0;   /* 1: its indexes are migrated once loaded (sq_kcol_migrate) */
+    /* version 0: a new file */
     if ((rc = sq_begin(&s->writer, err)) < 0)
         return rc;
     if ((rc = sq_exec(&s->writer,
@@ -732,6 +763,12 @@ int kh_store_sqlite_open(struct kh_store_backend **out, const struct kh_store_op
     if ((rc = schema_init(s, err)) < 0)
         goto fail;
     schema_load(s, opts);
+    /* indexes over key columns (schema 1 files migrated) */
+    pthread_mutex_lock(&s->wmu);
+    rc = sq_kcol_migrate(s, opts, err);
+    pthread_mutex_unlock(&s->wmu);
+    if (rc < 0)
+        goto fail;
     if (nreaders && !(s->readers = calloc((size_t)nreaders, sizeof(*s->readers)))) {
         rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
         goto fail;

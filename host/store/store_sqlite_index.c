@@ -51,6 +51,7 @@ void sq_coll_free(struct sq_coll *c)
     for (int k = 0; k < c->nix; k++)
         sq_index_clear(&c->ix[k]);
     free(c->ix);
+    sq_kcol_free(c);
     free(c);
 }
 
@@ -116,13 +117,20 @@ int sq_index_parse(struct sq_index *ix, struct json_object *keys, struct kytos_e
 /* The SQL expression of one index key (also used by queries, textually). */
 int sq_key_expr(const struct kh_path *p, int unique, char *out, size_t outlen)
 {
+    return sq_key_expr_of(p, unique, "doc", out, outlen);
+}
+
+/* The same over the JSON text arg (an SQL expression): a key column's
+ * value computed from the text being written. */
+int sq_key_expr_of(const struct kh_path *p, int unique, const char *arg, char *out, size_t outlen)
+{
     char lit[KH_PATH_MAX * 2 + 64];
 
     if (kh_path_sql_literal(p, lit, sizeof(lit)) < 0)
         return -1;
     if (unique)
-        return snprintf(out, outlen, "ifnull(doc -> %s,'null')", lit) >= (int)outlen ? -1 : 0;
-    return snprintf(out, outlen, "json_extract(doc,%s)", lit) >= (int)outlen ? -1 : 0;
+        return snprintf(out, outlen, "ifnull(%s -> %s,'null')", arg, lit) >= (int)outlen ? -1 : 0;
+    return snprintf(out, outlen, "json_extract(%s,%s)", arg, lit) >= (int)outlen ? -1 : 0;
 }
 
 /* ---- indexes ---- */
@@ -198,22 +206,29 @@ int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
     }
     if (exists)
         goto unlock;
+    if ((rc = sq_begin(&s->writer, err)) < 0)
+        goto unlock;
+    /* over key columns (store_sqlite_keycol.c), added and filled first */
     ku_buf_printf(&sql, "CREATE %sINDEX \"i:%s:%s\" ON \"c:%s\"(", ix.unique ? "UNIQUE " : "", coll, name, coll);
     for (int k = 0; k < ix.nkeys; k++) {
-        char expr[KH_PATH_MAX * 2 + 96];
-        if (sq_key_expr(&ix.keys[k], ix.unique, expr, sizeof(expr)) < 0) {
-            rc = kh_store_err(err, KYTOS_EINVAL, "index key '%.100s' is too long", ix.keys[k].text);
+        char ident[SQ_IDENT_MAX];
+        if ((rc = sq_kcol_add(s, coll, &ix.keys[k], ix.unique, err)) < 0) {
+            sq_rollback(&s->writer);
             goto unlock;
         }
-        ku_buf_printf(&sql, "%s%s%s", k ? "," : "", expr, ix.dirs[k] < 0 ? " DESC" : "");
+        if (sq_kcol_ident(ix.keys[k].text, ix.unique, ident, sizeof ident) < 0) {
+            rc = kh_store_err(err, KYTOS_EINVAL, "index key '%.100s' is too long", ix.keys[k].text);
+            sq_rollback(&s->writer);
+            goto unlock;
+        }
+        ku_buf_printf(&sql, "%s%s%s", k ? "," : "", ident, ix.dirs[k] < 0 ? " DESC" : "");
     }
     ku_buf_printf(&sql, ")");
     if (sql.oom) {
         rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+        sq_rollback(&s->writer);
         goto unlock;
     }
-    if ((rc = sq_begin(&s->writer, err)) < 0)
-        goto unlock;
     rc = sqlite3_exec(s->writer.db, sql.p, NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         if ((rc & 0xff) == SQLITE_CONSTRAINT)
@@ -244,6 +259,9 @@ int sq_index(struct kh_store_backend *b, const char *coll, const char *name,
     }
     if ((rc = sq_commit(&s->writer, err)) < 0)
         goto unlock;
+    for (int k = 0; k < ix.nkeys; k++)
+        if (sq_kcol_publish(s, coll, &ix.keys[k], ix.unique) < 0)
+            rc = kh_store_err(err, KYTOS_ENOMEM, "out of memory");   /* (its writes now fail) */
     pthread_mutex_lock(&s->mmu);
     c = sq_coll_find(s, coll);
     if (c && (nix = realloc(c->ix, sizeof(*nix) * (size_t)(c->nix + 1))) != NULL) {

@@ -54,23 +54,32 @@ static int note_multikey(struct sq_store *s, const char *coll, struct json_objec
     return 0;
 }
 
+/* The writer's statement of a write of kind (SQ_W_*) to coll, with the
+ * collection's key columns (store_sqlite_keycol.c). */
+static int prep_write(struct sq_store *s, const char *coll, int kind, const struct kh_plan *pl,
+                      sqlite3_stmt **st, struct kytos_error *err)
+{
+    char a[512];
+    struct ku_buf b = KU_BUF_ON(a);
+    int rc = sq_kcol_write_sql(s, coll, kind, pl, &b, err);
+
+    if (rc == 0)
+        rc = sq_prep(&s->writer, b.p, st, err);
+    ku_buf_free(&b);
+    return rc;
+}
+
 /* mode: 0 put (insert or replace), 1 insert, 2 replace an existing row */
 int sq_w_store(struct sq_store *s, const char *coll, const char *id, const char *text, size_t len,
                struct json_object *doc, int mode, struct kytos_error *err)
 {
-    char sql[256];
+    static const int kinds[] = {SQ_W_PUT, SQ_W_INSERT, SQ_W_REPLACE};
     sqlite3_stmt *st;
     int rc;
 
     if (doc && (rc = note_multikey(s, coll, doc, err)) < 0)
         return rc;
-    if (mode == 0)
-        sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO UPDATE SET doc=excluded.doc");
-    else if (mode == 1)
-        sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2)");
-    else
-        sq_coll_sql(sql, "UPDATE ", coll, " SET doc=?2 WHERE id=?1");
-    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+    if ((rc = prep_write(s, coll, kinds[mode], NULL, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, text, (int)len, SQLITE_STATIC);
@@ -166,7 +175,6 @@ static void upsert_outcome(struct sq_store *s, const char *coll, int inserted)
 static int insert_new(struct sq_store *s, const char *coll, const char *id, const struct kh_plan *pl,
                       int if_missing, struct sq_splice *x, struct kytos_error *err)
 {
-    char sql[256];
     sqlite3_stmt *st;
     int rc;
 
@@ -177,8 +185,7 @@ static int insert_new(struct sq_store *s, const char *coll, const char *id, cons
         return 2; /* the general path reports it */
     if (!if_missing) /* plan_multikey() said no index turns multikey: no doc to look at */
         return (rc = sq_w_store(s, coll, id, s->wbuf.p + x->off, x->len, NULL, 1, err)) < 0 ? rc : 1;
-    sq_coll_sql(sql, "INSERT INTO ", coll, "(id,doc) VALUES(?1,?2) ON CONFLICT(id) DO NOTHING");
-    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+    if ((rc = prep_write(s, coll, SQ_W_INSERT_IF_MISSING, NULL, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, s->wbuf.p + x->off, (int)x->len, SQLITE_STATIC);
@@ -202,7 +209,6 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
 {
     struct sq_splice x = {.pl = pl, .b = &s->wbuf};
     sqlite3_stmt *st;
-    char sql[256];
     int rc, upsert = (flags & KYTOS_STORE_UPSERT) != 0;
 
     if (upsert && upsert_insert_first(s, coll)) {
@@ -215,8 +221,8 @@ static int w_patch_splice(struct sq_store *s, const char *coll, const char *id, 
             goto done;
         upsert = 0;   /* it is stored: the update below finds it */
     }
-    sq_coll_sql(sql, "UPDATE ", coll, " SET doc=kh_splice(?2,doc) WHERE id=?1");
-    if ((rc = sq_prep(&s->writer, sql, &st, err)) < 0)
+    /* the key columns the plan reaches are set from the same new text */
+    if ((rc = prep_write(s, coll, SQ_W_SPLICE, pl, &st, err)) < 0)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_pointer(st, 2, &x, "kh_splice", NULL);

@@ -224,11 +224,12 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
             if (ix->multikey)
                 continue;
             for (int j = 0; j < ix->nkeys; j++) {
-                char expr[KH_PATH_MAX * 2 + 96];
+                const struct sq_kcol *kc;
                 if (strcmp(ix->keys[j].text, c->path.text) || !all_bindable(c, ix->unique) ||
-                    sq_key_expr(&c->path, ix->unique, expr, sizeof(expr)) < 0)
+                    !(kc = sq_kcol_find(coll, c->path.text, ix->unique)))
                     continue;
-                push_term(pl, c, expr, ix->unique, TERM_PLAIN, NULL);
+                /* the key column holds the expression's value */
+                push_term(pl, c, kc->ident, ix->unique, TERM_PLAIN, NULL);
                 pl->indexed = used = 1;
                 break;
             }
