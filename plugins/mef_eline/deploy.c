@@ -131,6 +131,9 @@ bool me_deploy_finish(struct me *me, struct me_evc *e, struct me_path *path, boo
     *path = (struct me_path){0};
     e->intra_deployed = e->current.n == 0;
     e->active = true;
+    /* the consistency rounds' sightings were of the old path: the new one
+     * starts unseen (failover.c, stale_again) */
+    e->stale_rounds = 0;
     return true;
 }
 
