@@ -628,7 +628,7 @@ static int on_flows_event(kytos_napp *napp, const kytos_event *ev, void *ud)
         return KYTOS_OK;
     }
     if (!(fm_switches_get(ctx->switches, dpid) & FM_SW_KNOWN))
-        fm_switches_refresh(ctx->switches, napp, fm_switches_clock());
+        fm_switches_refresh(ctx->switches, napp, fm_switches_clock(), NULL);
     if (fm_flows_parse(flows, cmd, &b.flows, &b.n, &res) != 0) {
         kytos_log(napp, KYTOS_LOG_ERROR, "Error installing or deleting Flow through Kytos Event: %s",
                   res.text);

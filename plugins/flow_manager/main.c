@@ -196,7 +196,7 @@ static int fm_start(kytos_napp *napp)
 {
     struct fm_ctx *ctx = kytos_napp_data(napp);
     if (ctx)
-        fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE);
+        fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE, NULL);
     return KYTOS_OK;
 }
 

@@ -106,8 +106,7 @@ static int check_switch(struct fm_ctx *ctx, kytos_req *req, const char *dpid, in
     unsigned st = fm_switches_get(ctx->switches, dpid);
 
     if (!(st & FM_SW_KNOWN) || (cmd == FM_ADD && !(st & FM_SW_ENABLED))) {
-        fm_switches_refresh(ctx->switches, ctx->napp, since);
-        st = fm_switches_get(ctx->switches, dpid);
+        st = fm_switches_refresh(ctx->switches, ctx->napp, since, dpid);
     }
     if (!(st & FM_SW_KNOWN)) {
         if (dpid_404 == DPID_404_PLAIN)

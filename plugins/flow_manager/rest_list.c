@@ -764,8 +764,8 @@ static int h_flows(kytos_req *req, void *ud)
 
     if (dpid) {
         if (!(fm_switches_get(ctx->switches, dpid) & FM_SW_KNOWN)) {
-            fm_switches_refresh(ctx->switches, ctx->napp, fm_switches_clock());
-            if (!(fm_switches_get(ctx->switches, dpid) & FM_SW_KNOWN))
+            if (!(fm_switches_refresh(ctx->switches, ctx->napp, fm_switches_clock(), dpid) &
+                  FM_SW_KNOWN))
                 return kytos_resp_error(req, 404, "Switch not found");
         }
     }

@@ -542,8 +542,7 @@ static void send_all(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, siz
              * the batches) */
             if (since == 0)
                 since = fm_switches_clock();
-            fm_switches_refresh(ctx->switches, ctx->napp, since);
-            st = fm_switches_get(ctx->switches, bs[i].dpid);
+            st = fm_switches_refresh(ctx->switches, ctx->napp, since, bs[i].dpid);
         }
         if (!(st & FM_SW_CONNECTED) && !force) {
             size_t j;

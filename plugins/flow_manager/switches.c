@@ -21,6 +21,7 @@ struct fm_switches {
     size_t count;
     pthread_mutex_t refresh_lock;
     int64_t last_refresh_ns; /* when the newest GET began */
+    struct json_object *last_sws; /* its "switches" (under refresh_lock) */
 };
 
 static unsigned hash(const char *s)
@@ -61,6 +62,7 @@ void fm_switches_free(struct fm_switches *s)
             free(e);
         }
     }
+    json_object_put(s->last_sws);
     pthread_rwlock_destroy(&s->lock);
     pthread_mutex_destroy(&s->refresh_lock);
     free(s);
@@ -171,21 +173,29 @@ static int bool_of(struct json_object *o, const char *k, int def)
     return json_object_get_boolean(v);
 }
 
-static void merge_one(struct fm_switches *s, const char *dpid, struct json_object *sw)
+static void bits_of(struct json_object *sw, unsigned *set, unsigned *clear)
 {
-    unsigned set = 0, clear = 0;
+    *set = 0;
+    *clear = 0;
     if (json_object_is_type(sw, json_type_object)) {
         if (bool_of(sw, "enabled", 1))
-            set |= FM_SW_ENABLED;
+            *set |= FM_SW_ENABLED;
         else
-            clear |= FM_SW_ENABLED;
+            *clear |= FM_SW_ENABLED;
         if (bool_of(sw, "active", 0))
-            set |= FM_SW_CONNECTED;
+            *set |= FM_SW_CONNECTED;
         else
-            clear |= FM_SW_CONNECTED;
+            *clear |= FM_SW_CONNECTED;
     }
+}
+
+static void merge_one(struct fm_switches *s, const char *dpid, struct json_object *sw)
+{
+    unsigned set, clear;
+    bits_of(sw, &set, &clear);
     set_locked(s, dpid, set, clear);
 }
+
 
 void fm_switches_merge(struct fm_switches *s, struct json_object *switches)
 {
@@ -201,11 +211,14 @@ int64_t fm_switches_clock(void)
     return now_ns();
 }
 
-void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since)
+unsigned fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since,
+                             const char *dpid)
 {
     kytos_response *r = NULL;
-    struct json_object *body, *sws;
+    struct json_object *body, *sws, *sw;
     int force = since == FM_REFRESH_FORCE;
+    unsigned st = FM_SW_UNKNOWN, set, clear;
+    int seen = 0;
 
     /* Callers are serialised on refresh_lock.  A GET that began after a
      * caller's `since` has seen everything topology knew then: it serves
@@ -216,22 +229,41 @@ void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since)
      * (of_lldp's punt flows went missing when three switches came up at
      * once).  Waiting out the window instead would hold up the store's
      * writer, which runs send.c's callbacks.  A GET is one in-process
-     * call, about what the request that needs it costs. */
+     * call, about what the request that needs it costs.
+     *
+     * The caller's answer comes from that GET, not from the map after it:
+     * an event published before the GET but handled after it carries an
+     * older topology (kytos/topology.updated holds every switch as it was
+     * then), and merging it can undo what the GET merged before the caller
+     * reads the map (a switch just enabled was refused as disabled, the
+     * tsan flake in switches_enabled_at_once_are_found_by_each_post).  The
+     * map catches up with the later events. */
     pthread_mutex_lock(&s->refresh_lock);
-    if (!force && s->last_refresh_ns >= since) {
-        pthread_mutex_unlock(&s->refresh_lock);
-        return;
-    }
-    s->last_refresh_ns = now_ns();
-    if (kytos_call(napp, "GET", "/api/kytos/topology/v3/switches", NULL, 0, &r) == KYTOS_OK && r) {
-        if (kytos_response_status(r) == 200) {
-            body = kytos_response_json(r);
-            if (json_object_object_get_ex(body, "switches", &sws))
-                fm_switches_merge(s, sws);
+    if (force || s->last_refresh_ns < since) {
+        s->last_refresh_ns = now_ns();
+        json_object_put(s->last_sws);
+        s->last_sws = NULL;
+        if (kytos_call(napp, "GET", "/api/kytos/topology/v3/switches", NULL, 0, &r) == KYTOS_OK &&
+            r) {
+            if (kytos_response_status(r) == 200) {
+                body = kytos_response_json(r);
+                if (json_object_object_get_ex(body, "switches", &sws) &&
+                    json_object_is_type(sws, json_type_object)) {
+                    fm_switches_merge(s, sws);
+                    s->last_sws = json_object_get(sws);
+                }
+            }
+            kytos_response_free(r);
         }
-        kytos_response_free(r);
+    }
+    if (dpid && s->last_sws && json_object_object_get_ex(s->last_sws, dpid, &sw)) {
+        bits_of(sw, &set, &clear);
+        st = FM_SW_KNOWN | set;
+        seen = 1;
     }
     pthread_mutex_unlock(&s->refresh_lock);
+    /* A switch the GET did not name may still be known from an event. */
+    return seen ? st : dpid ? fm_switches_get(s, dpid) : FM_SW_UNKNOWN;
 }
 
 /* The dpid an event is about: "dpid", or "switch" as a string or as an

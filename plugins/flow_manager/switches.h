@@ -43,8 +43,11 @@ int64_t fm_switches_clock(void);
 /* Bring the map up to what topology knew at `since` (fm_switches_clock(),
  * taken once per request or event, so one GET serves all its switches):
  * GET v3/switches and merge, unless a GET that began at or after `since`
- * already did (FM_REFRESH_FORCE: always). */
-void fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since);
+ * already did (FM_REFRESH_FORCE: always).  Returns dpid's enum fm_sw_state
+ * bits as that GET saw them (the map's when the GET did not name it; 0 for
+ * a NULL dpid). */
+unsigned fm_switches_refresh(struct fm_switches *s, kytos_napp *napp, int64_t since,
+                             const char *dpid);
 
 /* Apply one event (see main.c for the patterns); unknown shapes are ignored. */
 void fm_switches_on_event(struct fm_switches *s, const char *name, struct json_object *content);

@@ -342,6 +342,61 @@ START_TEST(switches_enabled_at_once_are_found_by_each_post)
 }
 END_TEST
 
+/* Events that carry an older topology, handled while a request refreshes
+ * its switch map, must not make it refuse a switch the refresh found
+ * enabled: a thread floods kytos/topology.updated naming S3 disabled (as
+ * one published just before S3 was enabled would) while S3, enabled in
+ * topology, takes POSTs.  Each POST finds S3 disabled in the map, asks
+ * topology, and must answer from that answer (the old code read the map
+ * again after merging it, and a stale event in between made it 404). */
+struct stale_flood {
+    pthread_mutex_t mu;
+    int stop;
+    int published;
+};
+
+static void *flood_stale_topology(void *arg)
+{
+    struct stale_flood *f = arg;
+    static const char stale[] = "{\"topology\": {\"switches\": {\"" S3 "\": "
+                                "{\"enabled\": false, \"active\": true}}}}";
+    for (int i = 0; i < 20000; i++) {
+        pthread_mutex_lock(&f->mu);
+        int stop = f->stop;
+        pthread_mutex_unlock(&f->mu);
+        if (stop)
+            break;
+        if (kytos_test_publish(th, "kytos/topology.updated", stale) != 0)
+            break;
+        pthread_mutex_lock(&f->mu);
+        f->published++;
+        pthread_mutex_unlock(&f->mu);
+    }
+    return NULL;
+}
+
+START_TEST(stale_topology_events_never_refuse_an_enabled_switch)
+{
+    struct stale_flood f = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    pthread_t t;
+    int refused = 0, published;
+
+    ck_assert_int_eq(pthread_create(&t, NULL, flood_stale_topology, &f), 0);
+    for (int i = 0; i < 200; i++)
+        if (status_of("POST", FM "v2/flows/" S3, BENCH_BODY) != 202)
+            refused++;
+    pthread_mutex_lock(&f.mu);
+    f.stop = 1;
+    published = f.published;
+    pthread_mutex_unlock(&f.mu);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_gt(published, 0);
+    ck_assert_msg(refused == 0, "%d of 200 POSTs on enabled %s refused (%d stale events)", refused,
+                  S3, published);
+}
+END_TEST
+
 START_TEST(disconnected_switch_is_424_unless_force)
 {
     kytos_test_resp *s;
@@ -1153,6 +1208,7 @@ static Suite *suite(void)
     tcase_add_test(tc, switch_errors_become_flow_error);
     tcase_add_test(tc, unknown_switch_is_404_dpid_not_found);
     tcase_add_test(tc, switches_enabled_at_once_are_found_by_each_post);
+    tcase_add_test(tc, stale_topology_events_never_refuse_an_enabled_switch);
     tcase_add_test(tc, disconnected_switch_is_424_unless_force);
     tcase_add_test(tc, bad_bodies_are_400_with_kytos_texts);
     tcase_add_test(tc, cookie_uint64_round_trip_and_ranges);
