@@ -176,8 +176,14 @@ static int on_topology(kytos_napp *napp, const kytos_event *ev, void *ud)
         on_link_up(me);
     } else if (json_object_object_get_ex(c, "topology", &tree)) {
         struct me_snap *s = me_snap_build(tree);
-        if (s)
+        struct json_object *gen;
+        if (s) {
+            /* kytos-c's topology adds its generation; 0 (none) always wins */
+            if (json_object_object_get_ex(c, "generation", &gen) &&
+                json_object_is_type(gen, json_type_int) && json_object_get_int64(gen) > 0)
+                s->gen = (uint64_t)json_object_get_int64(gen);
             me_snapshot_set(me, s);
+        }
     }
     return KYTOS_OK;
 }

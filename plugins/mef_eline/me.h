@@ -87,6 +87,7 @@ struct me_link {
 
 struct me_snap {
     atomic_int refs;
+    uint64_t gen;            /* topology's generation, 0 when not told */
     struct me_intf *intfs;   /* sorted by id */
     size_t nintfs;
     struct me_link *links;   /* sorted by id */
@@ -233,6 +234,10 @@ void me_new_id(char out[ME_ID_LEN + 1]);
  * 1 = refreshed through topology first (at most every 50 ms), 2 = refreshed
  * now.  NULL when topology is unreachable. */
 struct me_snap *me_snapshot(struct me *me, int mode);
+/* Make s current (taking it), unless the current one is of a later
+ * generation (then s is dropped): topology.updated events and GET v3/
+ * replies arrive in no fixed order, and an older one must not undo what a
+ * newer one showed. */
 void me_snapshot_set(struct me *me, struct me_snap *s);
 
 /* deploy.c; caller holds e->lock. */

@@ -408,7 +408,11 @@ void me_snapshot_set(struct me *me, struct me_snap *s)
 
     pthread_mutex_lock(&me->lock);
     old = me->snap;
-    me->snap = s;
+    if (old && s->gen && old->gen > s->gen) {
+        old = s;   /* older than what we have: drop it */
+    } else {
+        me->snap = s;
+    }
     pthread_mutex_unlock(&me->lock);
     me_snap_put(old);
 }
@@ -429,8 +433,11 @@ static void refresh(struct me *me, int force)
         body = kytos_response_json(r);
         if (kytos_response_status(r) == 200 && json_object_object_get_ex(body, "topology", &tree)) {
             struct me_snap *s = me_snap_build(tree);
-            if (s)
+            const char *gen = kytos_response_header(r, "X-Kytos-Topology-Generation");
+            if (s) {
+                s->gen = gen ? strtoull(gen, NULL, 10) : 0;
                 me_snapshot_set(me, s);
+            }
         }
         kytos_response_free(r);
     }

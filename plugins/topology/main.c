@@ -14,9 +14,12 @@
  *                                   nothing put back (retry.c)
  *
  * Events published (content is JSON; DICT = the as_dict() shapes of GET v3/):
- *   kytos/topology.topology_loaded   {"topology": {"switches","links"},
+ *   kytos/topology.topology_loaded   {"topology": {"switches","links"}, "generation": n,
  *                                     "failed_switches": {id: text}, "failed_links": {id: text}}
- *   kytos/topology.updated           {"topology": {"switches": {...}, "links": {...}}}
+ *   kytos/topology.updated           {"topology": {"switches": {...}, "links": {...}},
+ *                                     "generation": n}
+ *     ("generation" is kytos-c's own: the snapshot's, as in GET v3/'s
+ *     X-Kytos-Topology-Generation; it only grows, across reloads too)
  *   kytos/topology.link_up|link_down {"link": LINK, "reason": text}
  *   kytos/topology.link.enabled|disabled|deleted   {"link": LINK}
  *   kytos/topology.switch.enabled|disabled         {"dpid": dpid}
@@ -35,6 +38,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* Generations go up across a reload of this NApp too, so that a reader
+ * keeping the highest it saw (mef_eline) is never stuck behind an old
+ * count: they start at the monotonic clock in microseconds, and far fewer
+ * rebuilds than microseconds pass in a life of this NApp (each is a write
+ * op and a full text of the topology). */
+static uint64_t first_generation(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 extern const char topology_openapi[];
 extern const size_t topology_openapi_len;
@@ -101,6 +117,7 @@ static int topology_init(kytos_napp *napp, char **errmsg)
     pthread_mutex_init(&t->spare_lock, NULL);
     atomic_init(&t->updated_pending, false);
     atomic_init(&t->pending_timers, 0);
+    t->snap_gen = first_generation();
     atomic_init(&t->store_retry, false);
     t->failed_switches = json_object_new_object();
     t->failed_links = json_object_new_object();
@@ -193,7 +210,7 @@ static int topology_start(kytos_napp *napp)
     for (size_t n = 0; n < t->n_switches; n++)
         for (size_t k = 0; k < t->switches[n]->n_intfs; k++)
             topo_op_event(&op, "kytos/topology.port.created", port_created(t->switches[n]->intfs[k]));
-    content = topo_snapshot_tree(t);
+    content = topo_snapshot_event(t);
     if (!content)
         content = json_object_new_object();
     json_object_object_add(content, "failed_switches", copy_of(t->failed_switches));

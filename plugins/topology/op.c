@@ -363,7 +363,7 @@ static int on_notify_update(kytos_napp *napp, const kytos_event *ev, void *ud)
     (void)napp;
     (void)ev;
     atomic_store(&t->updated_pending, false);  /* before reading: no change is missed */
-    content = topo_snapshot_tree(t);
+    content = topo_snapshot_event(t);
     if (!content)
         return KYTOS_ENOMEM;
     rc = kytos_event_publish(t->napp, "kytos/topology.updated", content, &opts);

@@ -109,7 +109,7 @@ struct topo_link {
 struct topo_snapshot {
     atomic_int refs;
     struct topo *owner;
-    uint64_t gen;             /* 1, 2, ...: one more per rebuild (v3/generation) */
+    uint64_t gen;             /* one more per rebuild (v3/generation); see main.c */
     struct jw topology, switches, links, interfaces;
 };
 
@@ -269,6 +269,11 @@ bool topo_snapshot_rebuild(struct topo *t);
 /* {"topology": {"switches": ..., "links": ...}} parsed from the current
  * snapshot: exactly GET v3/'s body.  New ref, NULL on failure. */
 struct json_object *topo_snapshot_tree(struct topo *t);
+/* The same with its generation beside it: {"topology": {...}, "generation":
+ * n}, the content of kytos/topology.updated and .topology_loaded (Kytos'
+ * is {"topology": ...}; a NApp that also GETs v3/ compares the generations
+ * to drop an event older than what it read). */
+struct json_object *topo_snapshot_event(struct topo *t);
 struct topo_snapshot *topo_snapshot_get(struct topo *t);
 void topo_snapshot_put(struct topo_snapshot *s);
 void topo_snapshot_free_all(struct topo *t);

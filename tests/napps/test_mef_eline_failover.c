@@ -216,6 +216,52 @@ START_TEST(link_down_moves_evcs_with_calls_per_switch)
 }
 END_TEST
 
+/* kytos/topology.updated events and GET v3/ replies reach mef_eline in no
+ * fixed order; one older than the topology it already has must not replace
+ * it.  The stale event here is today's topology with every link down and
+ * generation 1 (older than any topology sends): kept, it would leave a new
+ * EVC without a path, since creating one deploys on the topology mef_eline
+ * holds (asking topology again only for an unknown UNI). */
+START_TEST(older_topology_event_does_not_replace_a_newer_one)
+{
+    kytos_test_resp *r = req("GET", "/api/kytos/topology/v3/", NULL);
+    struct json_object *content = json_object_new_object(), *cur = NULL, *topo = NULL,
+                       *links = NULL;
+    const char *gen = kytos_test_resp_header(r, "X-Kytos-Topology-Generation");
+    char id[15], link[128];
+    size_t hops, downed = 0;
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert_ptr_nonnull(gen);
+    ck_assert_uint_gt(strtoull(gen, NULL, 10), 1);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "topology", &cur));
+    ck_assert_int_eq(json_object_deep_copy(cur, &topo, NULL), 0);
+    kytos_test_resp_free(r);
+    ck_assert(json_object_object_get_ex(topo, "links", &links));
+    json_object_object_foreach(links, lid, lk)
+    {
+        (void)lid;
+        json_object_object_add(lk, "active", json_object_new_boolean(0));
+        json_object_object_add(lk, "status", json_object_new_string("DOWN"));
+        downed++;
+    }
+    ck_assert_uint_eq(downed, 3);
+    json_object_object_add(content, "topology", topo);
+    json_object_object_add(content, "generation", json_object_new_int64(1));
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/topology.updated",
+                                        json_object_to_json_string(content)),
+                     0);
+    json_object_put(content);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+
+    create(900, true, NULL, id);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_msg(evc_state(id, &hops, link, sizeof link),
+                  "the EVC is not active: the older topology (every link down) replaced the newer");
+    ck_assert_uint_eq(hops, 1);
+}
+END_TEST
+
 /* More EVCs than one batch (failover.c's BATCH, 16): the batches are
  * shared by two movers at once.  Every EVC still moves once, with its own
  * event, its flows in every switch of its new path, and S-VLANs no other
@@ -807,6 +853,7 @@ static Suite *suite(void)
     Suite *s = suite_create("mef_eline_failover");
     TCase *tc = kytos_check_case(s, "failover", setup, teardown, 120);
     tcase_add_test(tc, link_down_moves_evcs_with_calls_per_switch);
+    tcase_add_test(tc, older_topology_event_does_not_replace_a_newer_one);
     tcase_add_test(tc, link_down_moves_many_evcs_in_parallel_batches);
     tcase_add_test(tc, link_down_downs_those_without_a_path_and_moves_the_rest);
     tcase_add_test(tc, consistency_round_moves_evcs_off_a_link_down_unnoticed);

@@ -392,7 +392,25 @@ START_TEST(discovery_events)
                              kytos_test_published_count(th, "kytos/topology.updated") - 1);
     ck_assert_int_eq(json_object_object_length(path_get(c, "topology", "switches", NULL)), 3);
     ck_assert_int_eq(json_object_object_length(path_get(c, "topology", "links", NULL)), 3);
-    c = kytos_test_published(th, "kytos/topology.topology_loaded", 0);
+    /* ... and its generation, the one GET v3/ serves now (nothing changed
+     * since): a NApp that also GETs v3/ drops an event older than that */
+    {
+        kytos_test_resp *r = kytos_test_request(th, "GET", "/api/kytos/topology/v3/", NULL);
+        const char *h;
+        int64_t last;
+        ck_assert_ptr_nonnull(r);
+        h = kytos_test_resp_header(r, "X-Kytos-Topology-Generation");
+        ck_assert_ptr_nonnull(h);
+        ck_assert(json_object_object_get_ex(c, "generation", &v));
+        ck_assert(json_object_is_type(v, json_type_int));
+        last = json_object_get_int64(v);
+        ck_assert_str_eq(json_object_to_json_string(v), h);
+        kytos_test_resp_free(r);
+        c = kytos_test_published(th, "kytos/topology.topology_loaded", 0);
+        ck_assert(json_object_object_get_ex(c, "generation", &v));
+        ck_assert_int_gt(json_object_get_int64(v), 0);
+        ck_assert_int_lt(json_object_get_int64(v), last);
+    }
     ck_assert(json_object_object_get_ex(c, "failed_switches", NULL));
     ck_assert(json_object_object_get_ex(c, "failed_links", NULL));
 }
