@@ -196,7 +196,6 @@ static void merge_one(struct fm_switches *s, const char *dpid, struct json_objec
     set_locked(s, dpid, set, clear);
 }
 
-
 void fm_switches_merge(struct fm_switches *s, struct json_object *switches)
 {
     if (!json_object_is_type(switches, json_type_object))

@@ -417,6 +417,24 @@ void me_snapshot_set(struct me *me, struct me_snap *s)
     me_snap_put(old);
 }
 
+/* The header's decimal generation; 0 (unknown: the tree is taken whatever
+ * its age) when absent, malformed or out of range, so a bad value cannot
+ * hold the snapshot back. */
+static uint64_t generation_of(const char *h)
+{
+    uint64_t v = 0;
+    size_t n = 0;
+
+    if (!h)
+        return 0;
+    for (; h[n] >= '0' && h[n] <= '9'; n++) {
+        if (n >= 19)   /* past INT64_MAX's digits: what the event's int64 can hold */
+            return 0;
+        v = v * 10 + (uint64_t)(h[n] - '0');
+    }
+    return n > 0 && h[n] == '\0' && v <= INT64_MAX ? v : 0;
+}
+
 static void refresh(struct me *me, int force)
 {
     kytos_response *r = NULL;
@@ -433,9 +451,8 @@ static void refresh(struct me *me, int force)
         body = kytos_response_json(r);
         if (kytos_response_status(r) == 200 && json_object_object_get_ex(body, "topology", &tree)) {
             struct me_snap *s = me_snap_build(tree);
-            const char *gen = kytos_response_header(r, "X-Kytos-Topology-Generation");
             if (s) {
-                s->gen = gen ? strtoull(gen, NULL, 10) : 0;
+                s->gen = generation_of(kytos_response_header(r, "X-Kytos-Topology-Generation"));
                 me_snapshot_set(me, s);
             }
         }

@@ -268,7 +268,7 @@ bool topo_snapshot_rebuild(struct topo *t)
     return true;
 }
 
-static struct json_object *tree_of(struct topo *t, bool with_gen)
+struct json_object *topo_snapshot_event(struct topo *t)
 {
     struct topo_snapshot *s = topo_snapshot_get(t);
     struct json_tokener *tok;
@@ -281,20 +281,10 @@ static struct json_object *tree_of(struct topo *t, bool with_gen)
         o = json_tokener_parse_ex(tok, s->topology.buf, (int)s->topology.len);
     if (tok)
         json_tokener_free(tok);
-    if (o && with_gen && json_object_is_type(o, json_type_object))
+    if (o && json_object_is_type(o, json_type_object))
         json_object_object_add(o, "generation", json_object_new_int64((int64_t)s->gen));
     topo_snapshot_put(s);
     return o;
-}
-
-struct json_object *topo_snapshot_tree(struct topo *t)
-{
-    return tree_of(t, false);
-}
-
-struct json_object *topo_snapshot_event(struct topo *t)
-{
-    return tree_of(t, true);
 }
 
 struct topo_snapshot *topo_snapshot_get(struct topo *t)

@@ -266,13 +266,12 @@ struct json_object *topo_link_dict(const struct topo_link *l, int64_t now_ms);
 /* Write a snapshot from the model (caller holds write_lock) and swap it in.
  * false on allocation failure (the old snapshot stays). */
 bool topo_snapshot_rebuild(struct topo *t);
-/* {"topology": {"switches": ..., "links": ...}} parsed from the current
- * snapshot: exactly GET v3/'s body.  New ref, NULL on failure. */
-struct json_object *topo_snapshot_tree(struct topo *t);
-/* The same with its generation beside it: {"topology": {...}, "generation":
- * n}, the content of kytos/topology.updated and .topology_loaded (Kytos'
- * is {"topology": ...}; a NApp that also GETs v3/ compares the generations
- * to drop an event older than what it read). */
+/* GET v3/'s body parsed from the current snapshot, with the snapshot's
+ * generation beside it: {"topology": {"switches": ..., "links": ...},
+ * "generation": n}, the content of kytos/topology.updated and
+ * .topology_loaded (Kytos' is {"topology": ...}; a NApp that also GETs v3/
+ * compares the generations to drop an event older than what it read).
+ * New ref, NULL on failure. */
 struct json_object *topo_snapshot_event(struct topo *t);
 struct topo_snapshot *topo_snapshot_get(struct topo *t);
 void topo_snapshot_put(struct topo_snapshot *s);
