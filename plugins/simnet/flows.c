@@ -287,21 +287,49 @@ static size_t bucket_of(const struct sim_flowtab *t, uint64_t key)
     return (size_t)(key & (t->nbuckets - 1));
 }
 
+static size_t cbucket_of(const struct sim_flowtab *t, uint64_t cookie)
+{
+    return (size_t)(mix(cookie) & (t->nbuckets - 1));
+}
+
+static void cookie_link(struct sim_flowtab *t, struct sim_flow *f)
+{
+    size_t i = cbucket_of(t, f->cookie);
+
+    f->cchain = t->cbuckets[i];
+    t->cbuckets[i] = f;
+}
+
+static void cookie_unlink(struct sim_flowtab *t, struct sim_flow *f)
+{
+    struct sim_flow **pp = &t->cbuckets[cbucket_of(t, f->cookie)];
+
+    while (*pp != f)
+        pp = &(*pp)->cchain;
+    *pp = f->cchain;
+}
+
 static bool tab_grow(struct sim_flowtab *t)
 {
     size_t nb = t->nbuckets ? t->nbuckets * 2 : 64;
-    struct sim_flow **b = calloc(nb, sizeof(*b));
+    struct sim_flow **b = calloc(nb, sizeof(*b)), **cb = calloc(nb, sizeof(*cb));
 
-    if (!b)
+    if (!b || !cb) {
+        free(b);
+        free(cb);
         return t->nbuckets > 0;   /* keep the old table: longer chains */
-    for (struct sim_flow *f = t->head; f; f = f->next) {
-        size_t i = (size_t)(f->key & (nb - 1));
-        f->chain = b[i];
-        b[i] = f;
     }
     free(t->buckets);
+    free(t->cbuckets);
     t->buckets = b;
+    t->cbuckets = cb;
     t->nbuckets = nb;
+    for (struct sim_flow *f = t->head; f; f = f->next) {
+        size_t i = bucket_of(t, f->key);
+        f->chain = b[i];
+        b[i] = f;
+        cookie_link(t, f);
+    }
     return true;
 }
 
@@ -329,8 +357,17 @@ static bool tab_append(struct sim_flowtab *t, struct json_object *flow, const st
     i = bucket_of(t, f->key);
     f->chain = t->buckets[i];
     t->buckets[i] = f;
+    cookie_link(t, f);
     t->n++;
     return true;
+}
+
+/* An add that replaces f: its cookie may be another. */
+static void tab_replace(struct sim_flowtab *t, struct sim_flow *f, struct json_object *flow)
+{
+    cookie_unlink(t, f);
+    flow_set(f, flow);
+    cookie_link(t, f);
 }
 
 static void tab_remove(struct sim_flowtab *t, struct sim_flow *f)
@@ -340,6 +377,7 @@ static void tab_remove(struct sim_flowtab *t, struct sim_flow *f)
     while (*pp != f)
         pp = &(*pp)->chain;
     *pp = f->chain;
+    cookie_unlink(t, f);
     if (f->prev)
         f->prev->next = f->next;
     else
@@ -379,6 +417,7 @@ void sim_flowtab_clear(struct sim_flowtab *t)
         f = next;
     }
     free(t->buckets);
+    free(t->cbuckets);
     memset(t, 0, sizeof(*t));
 }
 
@@ -439,7 +478,7 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
             return;
         if (n) {
             /* replace in place, keeping the position (and the flow as given) */
-            flow_set(hit[0], copy);
+            tab_replace(t, hit[0], copy);
         } else {
             json_object_object_del(copy, "cookie_mask");
             tab_append(t, copy, &e);
@@ -458,9 +497,15 @@ static void apply(struct sim_switch *sw, enum cmd cmd, struct json_object *flow,
         break;
     case CMD_MODIFY:
     case CMD_DELETE:
-        /* non-strict: any flow whose match covers the given one, so a scan */
-        for (f = t->head; f; f = next) {
-            next = f->next;
+        /* non-strict: any flow whose match covers the given one, so a scan;
+         * of one cookie's flows when the mask names a single cookie (the
+         * order does not count: none of them is added or moved) */
+        if (sel.mask == UINT64_MAX && t->nbuckets)
+            f = t->cbuckets[cbucket_of(t, sel.cookie)];
+        else
+            f = t->head;
+        for (; f; f = next) {
+            next = sel.mask == UINT64_MAX ? f->cchain : f->next;
             if (!cookie_ok(f, &sel) || !table_ok(f, &sel) || !covers(f, want))
                 continue;
             if (cmd == CMD_MODIFY)

@@ -124,14 +124,18 @@ struct sim_flow {
     bool match_empty;                /* no match, or {} */
     struct sim_flow *prev, *next;    /* install order */
     struct sim_flow *chain;          /* next in the same bucket */
+    struct sim_flow *cchain;         /* next in the same cookie bucket */
 };
 
 /* A switch's flow table: a list in install order (what GET v1/flows and
- * flow stats show) and a hash on (table_id, priority, match), so an add, a
- * modify_strict or a delete_strict finds its flow without a scan. */
+ * flow stats show), a hash on (table_id, priority, match), so an add, a
+ * modify_strict or a delete_strict finds its flow without a scan, and a
+ * hash on the cookie, so a non-strict modify or delete of one cookie (how
+ * mef_eline removes an EVC's flows) reads that cookie's flows only. */
 struct sim_flowtab {
     struct sim_flow *head, *tail;
     struct sim_flow **buckets;       /* nbuckets, a power of two (0 before the first flow) */
+    struct sim_flow **cbuckets;      /* nbuckets too, by cookie */
     size_t n, nbuckets;
 };
 

@@ -437,6 +437,50 @@ START_TEST(flow_table_keys)
 }
 END_TEST
 
+/* A non-strict command whose mask names one cookie reads that cookie's
+ * flows (simnet.h): it still takes each of them and only them, across
+ * table growth and an add that replaced a flow under another cookie. */
+START_TEST(cookie_commands_take_their_cookie_only)
+{
+    char flow[256];
+
+    /* 900 flows: cookies 1, 2 and 3 in turn (the table grows several times) */
+    for (int k = 0; k < 900; k++) {
+        snprintf(flow, sizeof(flow),
+                 "{\"priority\":20,\"cookie\":%d,\"match\":{\"in_port\":%d,\"dl_vlan\":%d},"
+                 "\"actions\":[{\"port\":1}]}", k % 3 + 1, k % 2 + 1, k + 1);
+        flow_mod("add", flow);
+    }
+    /* the first flow (cookie 1) is replaced by the same key under cookie 4 */
+    flow_mod("add", "{\"priority\":20,\"cookie\":4,\"match\":{\"dl_vlan\":1,\"in_port\":1},"
+                    "\"actions\":[{\"port\":5}]}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 900);
+    /* modify of cookie 4 (full mask): the replaced flow only */
+    flow_mod("modify", "{\"cookie\":4,\"cookie_mask\":18446744073709551615,\"actions\":[{\"port\":6}]}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(flow_port(0), 6);
+    ck_assert_int_eq(flow_port(1), 1);
+    /* delete of cookie 1, and of cookie 2 on in_port 1 only */
+    flow_mod("delete", "{\"cookie\":1,\"cookie_mask\":18446744073709551615}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 900 - 299);
+    ck_assert_int_eq(flow_port(0), 6);   /* cookie 4 now: kept */
+    flow_mod("delete", "{\"cookie\":2,\"cookie_mask\":18446744073709551615,\"match\":{\"in_port\":1}}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 900 - 299 - 150);
+    /* a cookie no flow has, then the replaced flow under its new cookie */
+    flow_mod("delete", "{\"cookie\":5,\"cookie_mask\":18446744073709551615}");
+    flow_mod("delete", "{\"cookie\":4,\"cookie_mask\":18446744073709551615}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 900 - 299 - 150 - 1);
+    /* a partial mask still scans: cookies 2 and 3 share bit 1 */
+    flow_mod("delete", "{\"cookie\":2,\"cookie_mask\":2}");
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_int_eq(n_flows(S1), 0);
+}
+END_TEST
+
 START_TEST(flow_mod_errors)
 {
     struct json_object *c;
@@ -604,6 +648,7 @@ static Suite *suite(void)
     tcase_add_test(tc, flow_mods_and_barriers);
     tcase_add_test(tc, flow_mod_errors);
     tcase_add_test(tc, flow_table_keys);
+    tcase_add_test(tc, cookie_commands_take_their_cookie_only);
     tcase_add_test(tc, flow_tables_survive_a_restart);
     suite_add_tcase(s, tc);
     return s;
