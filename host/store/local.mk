@@ -7,7 +7,7 @@ host_libkh_store_la_SOURCES = \
 	host/store/store_update.c host/store/store_proj.c host/store/store_text.c host/store/store_text.h host/store/store_filter.c host/store/store_async.c \
 	host/store/store_sqlite.h host/store/store_sqlite_conn.c host/store/store_sqlite_commit.c \
 	host/store/store_sqlite_merge.c host/store/store_sqlite_query.c host/store/store_sqlite_index.c \
-	host/store/store_sqlite_keycol.c \
+	host/store/store_sqlite_keycol.c host/store/store_sqlite_walbuf.c \
 	host/store/store_mongo.c host/store/store_bson.c host/store/store_bson.h \
 	host/util/thread_batch.h
 host_libkh_store_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MONGOC_CFLAGS)

@@ -178,6 +178,13 @@ struct sq_splice {
 
 
 /* store_sqlite_commit.c */
+/* store_sqlite_walbuf.c: the VFS name to open with (NULL: SQLite's
+ * default); WAL writes SQLite made and writes of the gathered buffer,
+ * since start; tests: make the next n buffer writes fail. */
+const char *sq_walbuf_vfs(void);
+void sq_walbuf_stats(uint64_t *writes, uint64_t *flushes);
+void sq_walbuf_fail_writes(int n);
+
 int sq_bulk_encode(const struct kytos_write *ops, size_t n, struct ku_buf *texts, size_t *offs,
                    size_t *bad, struct kytos_error *e);
 int sq_bulk_fail(int rc, const struct kytos_write *ops, size_t n, size_t bad,

@@ -271,10 +271,11 @@ static void sq_splice_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * on the same data directory is refused) and the connections of this
  * process share the WAL index in memory, so no fcntl() lock on the -shm
  * file per transaction: 6 syscalls per commit and 2 per read otherwise,
- * each a trap on a paravirtualised machine. */
+ * each a trap on a paravirtualised machine.  Through a shim that writes
+ * each transaction's WAL frames at once (store_sqlite_walbuf.c). */
 static const char *sq_vfs(void)
 {
-    return sqlite3_vfs_find("unix-excl") ? "unix-excl" : NULL;
+    return sq_walbuf_vfs();
 }
 
 /* SQLite counts every allocation under a global mutex unless told not to;

@@ -13,6 +13,7 @@
 #include "check_tap.h"
 #include "conformance.h"
 #include "host/store/store_impl.h"
+#include "host/store/store_sqlite.h"
 
 static char dir[256];
 
@@ -482,6 +483,111 @@ static int put_json(kh_store *s, const char *coll, const char *id, const char *t
     json_object_put(d);
     return rc;
 }
+
+/* count(*) of "c:c" and json_extract(doc, '$.k') of id, read by a new
+ * connection through SQLite's own VFS */
+static void read_back(const char *id, int *count, int *k)
+{
+    char path[300];
+    sqlite3 *db;
+    sqlite3_stmt *st;
+
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM \"c:c\"", -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    *count = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT json_extract(doc, '$.k') FROM \"c:c\" WHERE id=?1",
+                                        -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    *k = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* store_sqlite_walbuf.c: SQLite writes a WAL frame as two writes (header,
+ * page); the shim hands a transaction's frames to the kernel in a few
+ * writes, all of them before the commit returns. */
+START_TEST(wal_frames_written_at_once_per_commit)
+{
+    struct kytos_error e = {0};
+    kh_store *s = open_disk();
+    struct kytos_write ops[300];
+    char ids[300][8], big[3000];
+    uint64_t w0, f0, w1, f1;
+    int k, count, v;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(sq_walbuf_vfs(), "kh-walbuf");
+    ck_assert_int_eq(put_json(s, "c", "first", "{\"k\": 0}"), 0);
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    for (k = 0; k < 300; k++) {
+        struct json_object *d = json_object_new_object();
+        json_object_object_add(d, "pad", json_object_new_string(big));
+        json_object_object_add(d, "k", json_object_new_int(k));
+        snprintf(ids[k], sizeof ids[k], "b%d", k);
+        ops[k] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = ids[k], .doc = d};
+    }
+    sq_walbuf_stats(&w0, &f0);
+    ck_assert_int_eq(kh_store_bulk(s, "c", ops, 300, &e), 0);
+    sq_walbuf_stats(&w1, &f1);
+    for (k = 0; k < 300; k++)
+        json_object_put(ops[k].doc);
+    /* a page per document at least, two writes each; about 1.3 MB of
+     * frames: one write-out when the 1 MiB buffer is full, one at commit */
+    ck_assert_uint_ge(w1 - w0, 600);
+    ck_assert_uint_ge(f1 - f0, 1);
+    ck_assert_uint_le(f1 - f0, 3);
+    /* all of it is in the file for any connection as soon as it returned */
+    read_back("b299", &count, &v);
+    ck_assert_int_eq(count, 301);
+    ck_assert_int_eq(v, 299);
+    /* a single small write: its frames in one write-out */
+    ck_assert_int_eq(put_json(s, "c", "b299", "{\"k\": 1299}"), 0);
+    sq_walbuf_stats(&w0, &f0);
+    ck_assert_uint_eq(f0 - f1, 1);
+    ck_assert_uint_ge(w0 - w1, 2);
+    read_back("b299", &count, &v);
+    ck_assert_int_eq(v, 1299);
+    close_disk(s);
+}
+END_TEST
+
+/* A write-out that fails fails the commit whose frames it held, as a
+ * failed write of SQLite's own would: nothing of it is seen, before or
+ * after a restart, and the store goes on. */
+START_TEST(failed_wal_write_fails_the_commit)
+{
+    struct kytos_error e = {0};
+    struct json_object *o = NULL;
+    kh_store *s = open_disk();
+    int count, v;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(put_json(s, "c", "a", "{\"k\": 1}"), 0);
+    sq_walbuf_fail_writes(1);
+    ck_assert_int_lt(put_json(s, "c", "b", "{\"k\": 2}"), 0);
+    sq_walbuf_fail_writes(0);
+    ck_assert_int_eq(kh_store_get(s, "c", "b", &o, &e), KYTOS_ENOTFOUND);
+    read_back("b", &count, &v);
+    ck_assert_int_eq(count, 1);
+    ck_assert_int_eq(v, -1);
+    ck_assert_int_eq(put_json(s, "c", "c", "{\"k\": 3}"), 0);
+    ck_assert_int_eq(kh_store_get(s, "c", "c", &o, &e), 0);
+    json_object_put(o);
+    kh_store_close(s);
+    s = open_dir(dir, NULL, &e);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(kh_store_get(s, "c", "a", &o, &e), 0);
+    json_object_put(o);
+    ck_assert_int_eq(kh_store_get(s, "c", "b", &o, &e), KYTOS_ENOTFOUND);
+    ck_assert_int_eq(kh_store_get(s, "c", "c", &o, &e), 0);
+    json_object_put(o);
+    close_disk(s);
+}
+END_TEST
 
 /* The checkpointer is woken when the WAL has grown SQ_CKPT_PAGES frames
  * since it was last woken, not after every commit once the WAL is that
@@ -1100,6 +1206,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
     tcase_add_test(tc, checkpointer_woken_by_wal_growth_not_by_every_commit);
+    tcase_add_test(tc, wal_frames_written_at_once_per_commit);
+    tcase_add_test(tc, failed_wal_write_fails_the_commit);
     tcase_add_test(tc, burst_of_commits_keeps_the_wal_bounded);
     tcase_add_test(tc, file_is_this_process);
     tcase_add_test(tc, full_scans_counted);
