@@ -131,6 +131,7 @@ void me_load_all(struct me *me)
             continue;
         }
         me_listing_set(me, e);
+        me_evc_drop_path(e);
         me_sched_track_all(me, e->id, json_object_object_get(doc, "circuit_scheduler"), true);
         adopt(me, e);
         n++;

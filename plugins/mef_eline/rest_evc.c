@@ -551,8 +551,7 @@ static bool needs_redeploy(const char *k)
 
 static struct json_object *doc_view(const struct me_evc *e)
 {
-    struct json_object *d = NULL;
-    json_object_deep_copy(e->doc, &d, NULL);
+    struct json_object *d = me_evc_doc_copy(e);
     if (d)
         json_object_object_del(d, "_id");
     return d;
@@ -652,8 +651,9 @@ static int h_update(kytos_req *req, void *ud)
         st = 400;
         goto done;
     }
-    /* apply on a copy of the document, then reload the runtime from it */
-    if (json_object_deep_copy(e->doc, &old, NULL) != 0) {
+    /* apply on a copy of the document, then reload the runtime from it;
+     * the copy with its current path, which a refused write restores */
+    if (!(old = me_evc_doc_copy(e))) {
         st = 500;
         snprintf(err, sizeof err, "out of memory");
         goto done;

@@ -314,6 +314,21 @@ START_TEST(list_get_patch_delete)
     ck_assert(json_object_object_get_ex(j, id, &e));
     ck_assert_str_eq(str(e, "name"), "renamed");
     ck_assert(json_object_object_get_ex(j, "redeployed", &v));
+    {
+        /* the reply and the listing show the path it is on, as stored
+         * (between writes mef_eline keeps it out of the document) */
+        kytos_test_resp *g = req("GET", ME "v2/evc/", NULL), *one;
+        struct json_object *a, *b, *c, *ge = get_evc(id, &one);
+        ck_assert(json_object_object_get_ex(e, "current_path", &a));
+        ck_assert(json_object_object_get_ex(ge, "current_path", &b));
+        ck_assert(json_object_object_get_ex(
+            json_object_object_get(kytos_test_resp_json(g), id), "current_path", &c));
+        ck_assert_uint_gt(json_object_array_length(a), 0);
+        ck_assert(json_object_equal(a, b));
+        ck_assert(json_object_equal(a, c));
+        kytos_test_resp_free(g);
+        kytos_test_resp_free(one);
+    }
     kytos_test_resp_free(r);
     r = req("PATCH", path, "{\"enabled\":false}");
     ck_assert_uint_eq(kytos_test_resp_status(r), 200);
