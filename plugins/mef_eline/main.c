@@ -104,9 +104,13 @@ void me_load_all(struct me *me)
     size_t n = 0;
 
     json_object_object_add(filter, "archived", json_object_new_boolean(0));
+    /* as text, each parsed in turn: parsed all at once by the store, the
+     * path trees me_evc_drop_path frees would leave holes among what
+     * stays, and RSS after a restart would stay where the load took it */
     if (kytos_store_find(me->napp, ME_COLL,
                          &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
-                                              .filter = filter},
+                                              .filter = filter,
+                                              .flags = KYTOS_FIND_TEXT},
                          &cur, &err) != KYTOS_OK) {
         kytos_log(me->napp, KYTOS_LOG_ERROR, "loading EVCs failed: %s", err.message);
         json_object_put(filter);
@@ -115,10 +119,17 @@ void me_load_all(struct me *me)
     }
     json_object_put(filter);
     while (kytos_cursor_next(cur, &doc, &err) == 1) {
-        const char *id = json_object_get_string(json_object_object_get(doc, "id"));
+        const char *id;
         struct me_evc *e;
         char msg[256];
-        if (!id || strlen(id) != ME_ID_LEN || !(e = me_evc_new(id))) {
+        if (json_object_is_type(doc, json_type_string)) {   /* (a host before the flag: objects) */
+            struct json_object *parsed = json_tokener_parse(json_object_get_string(doc));
+            json_object_put(doc);
+            doc = parsed;
+        }
+        id = json_object_get_string(json_object_object_get(doc, "id"));
+        if (!json_object_is_type(doc, json_type_object) || !id || strlen(id) != ME_ID_LEN ||
+            !(e = me_evc_new(id))) {
             json_object_put(doc);
             atomic_store(&me->listing_partial, true);
             continue;
