@@ -122,7 +122,8 @@ void me_load_all(struct me *me)
         const char *id;
         struct me_evc *e;
         char msg[256];
-        if (json_object_is_type(doc, json_type_string)) {   /* (a host before the flag: objects) */
+        /* text, parsed here (a host older than the flag hands out objects) */
+        if (json_object_is_type(doc, json_type_string)) {
             struct json_object *parsed = json_tokener_parse(json_object_get_string(doc));
             json_object_put(doc);
             doc = parsed;

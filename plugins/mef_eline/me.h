@@ -219,12 +219,12 @@ int me_evc_load(struct me_evc *e, const struct me_snap *snap, char *err, size_t 
 /* Write runtime fields into e->doc and store it (put).  0 or negative;
  * on success e is no longer store_pending.  Caller holds e->lock. */
 int me_evc_put(struct me *me, struct me_evc *e, struct kytos_error *err);
-/* me_evc_put of n EVCs (each locked by the caller) in one store bulk
- * write; 0, or negative when the store refused it (nothing written). */
 /* e->doc's current_path made null once written (e->current holds it). */
 void me_evc_drop_path(struct me_evc *e);
 /* A deep copy of e->doc with its current path (NULL: out of memory). */
 struct json_object *me_evc_doc_copy(const struct me_evc *e);
+/* me_evc_put of n EVCs (each locked by the caller) in one store bulk
+ * write; 0, or negative when the store refused it (nothing written). */
 int me_evc_put_many(struct me *me, struct me_evc *const *evcs, size_t n, struct kytos_error *err);
 /* me_evc_put, logging a failure (for writes whose caller undoes or answers it). */
 int me_evc_sync(struct me *me, struct me_evc *e);
