@@ -44,6 +44,7 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
  * confirmation whose xid is not the latest is stale and skipped; this spares
  * a store read per confirmation, and most writes when one flow is posted
  * again and again.  Bounded: a forgotten id answers "unknown". */
+#define FM_LATEST_WAYS 8u   /* slots an id may take, in a set chosen by its digits */
 void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen);
 /* 1 current, 0 stale, -1 unknown. */
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen);

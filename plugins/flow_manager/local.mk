@@ -27,6 +27,15 @@ tests_napps_test_flow_manager_SOURCES = tests/napps/test_flow_manager.c
 tests_napps_test_flow_manager_CFLAGS = $(TEST_CC) -DNAPP_DIR='"$(abs_top_builddir)/plugins/.libs"'
 tests_napps_test_flow_manager_LDADD = libkytos-test.la $(TEST_LIBS)
 
+# The latest-write table on its own (pending.c, with pyjson.c's helpers).
+check_PROGRAMS += tests/napps/check_fm_latest
+TESTS += tests/napps/check_fm_latest
+tests_napps_check_fm_latest_SOURCES = tests/napps/check_fm_latest.c \
+	plugins/flow_manager/pending.c plugins/flow_manager/pyjson.c
+tests_napps_check_fm_latest_CFLAGS = $(TEST_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/plugins/flow_manager \
+	-I$(top_srcdir)/openapi
+tests_napps_check_fm_latest_LDADD = $(TEST_LIBS) $(JSONC_LIBS) $(CRYPTO_LIBS)
+
 # The consistency check's alien half on real Open vSwitch (ovs-ofctl
 # add-flow behind kytosd's back).  SKIP without OVS or root.
 TESTS += tests/ovs/test_fm_alien_flows.py

@@ -20,17 +20,30 @@ struct slot {
     struct json_object *flows;   /* NULL = free */
 };
 
+/* The latest-write table is set-associative: an id may sit in any of its
+ * set's WAYS slots, and a new id takes an empty one or else the one written
+ * longest ago.  Direct-mapped, a link failure's tens of thousands of new
+ * flows evicted the ones still waiting for their barrier (at 64 EVCs a
+ * batch nearly every barrier reply found one gone and read the store);
+ * now what goes is a flow confirmed long ago. */
+#define WAYS FM_LATEST_WAYS
+#define SETS (LATEST / WAYS)
+
 struct latest {
     char mid[33];
     uint32_t gen;
-    uint32_t evictions;          /* times an id lost this slot to another */
+};
+
+struct latest_set {
+    struct latest way[WAYS];
+    uint32_t evictions;          /* times an id lost a slot of this set to another */
 };
 
 struct fm_pending {
     pthread_mutex_t lock;
     struct slot s[SLOTS];
     pthread_mutex_t latest_lock;
-    struct latest lt[LATEST];
+    struct latest_set lt[SETS];
     pthread_mutex_t sent_lock;
     struct fm_sent sent[SENT];   /* by FlowMod xid; xid 0 = free */
 };
@@ -88,11 +101,14 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
 }
 
 /* match_id's slot, with latest_lock held (md5 hex is uniform: its first 8
- * digits index the table); NULL, nothing held, for a malformed id.  *same:
- * the slot holds match_id (else another id, or none). */
-static struct latest *latest_locked(struct fm_pending *p, const char *match_id, int *same)
+ * digits pick the set); NULL, nothing held, for a malformed id.  *same: the
+ * slot holds match_id; else it is the one a new id would take.  *set: the
+ * slot's set. */
+static struct latest *latest_locked(struct fm_pending *p, const char *match_id, int *same,
+                                    struct latest_set **set)
 {
-    struct latest *l;
+    struct latest_set *ls;
+    struct latest *victim;
     uint32_t h = 0;
 
     if (!match_id || strlen(match_id) != 32)
@@ -104,21 +120,35 @@ static struct latest *latest_locked(struct fm_pending *p, const char *match_id, 
         unsigned c = (unsigned char)match_id[i];
         h = (h << 4) | (((c & 0x0f) + (c >> 6) * 9) & 0x0f);
     }
-    l = &p->lt[h % LATEST];
+    ls = &p->lt[h % SETS];
+    *set = ls;
     pthread_mutex_lock(&p->latest_lock);
-    *same = strcmp(l->mid, match_id) == 0;
-    return l;
+    victim = &ls->way[0];
+    for (unsigned w = 0; w < WAYS; w++) {
+        struct latest *l = &ls->way[w];
+        if (l->mid[0] && memcmp(l->mid, match_id, 33) == 0) {
+            *same = 1;
+            return l;
+        }
+        /* an empty slot, else the oldest generation (they come from one
+         * wrapping counter: compared by their distance) */
+        if (victim->mid[0] && (!l->mid[0] || (int32_t)(l->gen - victim->gen) < 0))
+            victim = l;
+    }
+    *same = 0;
+    return victim;
 }
 
 void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     int same;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return;
     if (!same && l->mid[0])
-        l->evictions++;
+        set->evictions++;
     memcpy(l->mid, match_id, 33);
     l->gen = gen;
     pthread_mutex_unlock(&p->latest_lock);
@@ -127,7 +157,8 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
 uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
 {
     int same;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
     uint32_t gen;
 
     if (!l)
@@ -140,24 +171,26 @@ uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
 void fm_latest_snapshot(struct fm_pending *p, const char *match_id, uint32_t *gen, uint32_t *ev)
 {
     int same;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     *gen = *ev = 0;
     if (!l)
         return;
     *gen = same ? l->gen : 0;
-    *ev = l->evictions;
+    *ev = set->evictions;
     pthread_mutex_unlock(&p->latest_lock);
 }
 
 int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen, uint32_t ev)
 {
     int same, rc;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return 0;
-    rc = gen ? same && l->gen == gen : !same && l->evictions == ev;
+    rc = gen ? same && l->gen == gen : !same && set->evictions == ev;
     pthread_mutex_unlock(&p->latest_lock);
     return rc;
 }
@@ -165,7 +198,8 @@ int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen
 int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t expect, uint32_t gen)
 {
     int same, rc;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return -1;
@@ -179,7 +213,8 @@ int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t ex
 void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid)
 {
     int same;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return;
@@ -193,7 +228,8 @@ void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from
 void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     int same;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return;
@@ -205,7 +241,8 @@ void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     int same, rc;
-    struct latest *l = latest_locked(p, match_id, &same);
+    struct latest_set *set;
+    struct latest *l = latest_locked(p, match_id, &same, &set);
 
     if (!l)
         return -1;
