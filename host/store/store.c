@@ -20,6 +20,7 @@ struct kh_store {
     pthread_mutex_t hmu;
     char fault[256];              /* why unhealthy */
     struct kh_store_async *async; /* kytos_store_bulk_async's queue */
+    int embedded;                 /* the SQLite backend */
     /* kytos_test_store_fail(): after inject_skip more writes to
      * inject_coll, the next inject_left fail with inject_code (under hmu;
      * inject_on is the fast check) */
@@ -208,7 +209,7 @@ int kh_store_open(kh_store **out, const struct kh_store_opts *opts, struct kytos
         free(s);
         return rc;
     }
-    embedded = !strcmp(backend, "sqlite");
+    embedded = s->embedded = !strcmp(backend, "sqlite");
     s->async = kh_store_async_new(s->b, embedded ? kh_store_sqlite_bulk_batch : NULL, 4096, count_async, s);
     if (!s->async) {
         s->b->ops->close(s->b);
@@ -492,6 +493,8 @@ int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write 
             w->ops[k].doc = ops[k].doc;
         w->done = done;
         w->ud = ud;
+        if (s->embedded)
+            kh_store_sqlite_bulk_prepare(w);
         if ((rc = kh_store_async_submit(s->async, w, &e)) == 0)
             return 0;
         for (k = 0; k < n; k++)

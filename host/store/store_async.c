@@ -71,6 +71,10 @@ void kh_store_async_free(struct kh_async_write *w)
     }
     free(w->ops);
     free(w->coll);
+    free(w->pre_text);
+    free(w->pre_offs);
+    free(w->pre_vfirst);
+    free(w->pre_vlens);
     free(w);
 }
 

@@ -121,6 +121,13 @@ struct kh_plan {
  * again as they are written). */
 int kh_plan_make(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
                  struct kytos_error *err);
+/* kh_plan_make() with the values' text written beforehand (by an earlier
+ * kh_plan_make() of the same, unchanged update: vals, the nlens values'
+ * lengths in order), copied instead of written again.  1 also when the
+ * update does not have nlens values (the caller plans it itself). */
+int kh_plan_make_pre(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
+                     const char *vals, const uint32_t *lens, size_t nlens,
+                     struct kytos_error *err);
 /* 1 if a $set (with inserting, also $setOnInsert) value puts an array on
  * the path key.  (A plan applied by kh_plan_splice() goes through objects
  * only, so no other array can appear on an index's path.) */

@@ -64,6 +64,15 @@ struct kh_async_write {
     int rc;                        /* set by the backend */
     struct kytos_error err;
     struct kh_async_write *next;
+    /* The puts' documents and the patches' values as text, written by the
+     * submitting thread (kh_store_sqlite_bulk_prepare) so that the writer,
+     * the one thread every write waits for, does not; pre_offs NULL: not
+     * done. */
+    char *pre_text;
+    size_t *pre_offs;              /* n + 1: op k's text is [pre_offs[k], pre_offs[k + 1]) */
+    size_t *pre_vfirst;            /* patch k's first value length in pre_vlens, or SIZE_MAX */
+    uint32_t *pre_vlens;           /* the patches' values' lengths, in order */
+    size_t pre_nvlens;
 };
 
 /* Optional backend op: run a list of bulk writes, in order, committing
@@ -99,6 +108,10 @@ void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 
 /* SQLite's batch (store_sqlite_merge.c). */
 void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list);
+/* Before w is queued, on the caller's thread: its puts' texts (w's
+ * pre_text, pre_offs).  Anything wrong leaves them to the writer, which
+ * reports it as before. */
+void kh_store_sqlite_bulk_prepare(struct kh_async_write *w);
 
 /* Every cursor starts with this header; kh_cursor_next/free dispatch on it. */
 struct kytos_cursor {

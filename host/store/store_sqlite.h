@@ -120,6 +120,18 @@ struct sq_store {
     pthread_mutex_t wmu;          /* the writer connection */
     struct sq_conn writer;
     struct ku_buf wbuf;           /* the writer's scratch text (wmu held) */
+    /* Within one bulk (sq_bulk_run, wmu held): the plan of the update last
+     * patched with, its values' text left at the start of wbuf, for the
+     * next op given the same update (flow_manager gives one to thousands) */
+    struct json_object *plan_of;  /* NULL: none */
+    int plan_keep;                /* in such a bulk: plan_of may be set */
+    /* The bulk sq_bulk_run is running, when its patches' values were
+     * written by the thread that queued it (kh_store_sqlite_bulk_prepare),
+     * and the op at hand */
+    const struct kh_async_write *pre;
+    size_t pre_k;
+    struct kh_plan plan;
+    size_t plan_len;
     pthread_mutex_t rmu;          /* the reader pool */
     pthread_cond_t rcv;
     struct sq_conn *readers;

@@ -338,6 +338,9 @@ int sq_bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *
                          ops[k].op == KYTOS_WRITE_INSERT, e);
             break;
         case KYTOS_WRITE_PATCH:
+            s->pre_k = k;
+            s->plan_keep = 1;
+            s->plan_of = k && ops[k].doc == ops[k - 1].doc ? s->plan_of : NULL;
             rc = sq_w_patch(s, coll, ops[k].id, ops[k].doc, ops[k].flags, NULL, e);
             break;
         default:
@@ -346,6 +349,8 @@ int sq_bulk_run(struct sq_store *s, const char *coll, const struct kytos_write *
         if (rc < 0)
             *bad = k;
     }
+    s->plan_of = NULL;   /* the update is the caller's: its address may come back */
+    s->plan_keep = 0;
     return rc;
 }
 

@@ -259,13 +259,47 @@ static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, st
     struct kh_plan pl;
     int rc;
 
-    s->wbuf.len = 0;
-    if ((rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
-        return rc;
+    if (s->plan_keep && update && s->plan_of == update) {
+        /* the previous op's update (sq_bulk_run): its plan and values'
+         * text are still there */
+        pl = s->plan;
+        s->wbuf.len = s->plan_len;
+    } else {
+        const struct kh_async_write *w = s->pre;
+        size_t k = s->pre_k, first;
+        s->plan_of = NULL;
+        s->wbuf.len = 0;
+        rc = 1;
+        if (w && k < w->n && w->ops[k].doc == update && (first = w->pre_vfirst[k]) != SIZE_MAX) {
+            /* values written by the thread that queued it */
+            size_t next = k + 1;
+            while (next < w->n && w->pre_vfirst[next] == SIZE_MAX)
+                next++;
+            rc = kh_plan_make_pre(&pl, update, &s->wbuf, w->pre_text + w->pre_offs[k], w->pre_vlens + first,
+                                  (next < w->n ? w->pre_vfirst[next] : w->pre_nvlens) - first, err);
+            if (rc < 0)
+                return rc;
+            if (rc)
+                s->wbuf.len = 0;
+        }
+        if (rc && (rc = kh_plan_make(&pl, update, &s->wbuf, err)) != 0)
+            return rc;
+    }
     if (!pl.text_ok || pl.grow >= KH_STORE_MAX_DOC ||
-        plan_multikey(s, coll, &pl, (flags & KYTOS_STORE_UPSERT) != 0))
+        plan_multikey(s, coll, &pl, (flags & KYTOS_STORE_UPSERT) != 0)) {
+        s->plan_of = NULL;
         return 1;
-    return w_patch_splice(s, coll, id, &pl, flags, out, err);
+    }
+    if (s->plan_of != update) {
+        s->plan = pl;
+        s->plan_len = s->wbuf.len;
+    }
+    if ((rc = w_patch_splice(s, coll, id, &pl, flags, out, err)) != 0) {
+        s->plan_of = NULL;   /* the general path may reuse wbuf */
+        return rc;
+    }
+    s->plan_of = s->plan_keep ? update : NULL;
+    return 0;
 }
 
 int sq_w_patch(struct sq_store *s, const char *coll, const char *id, struct json_object *update,
@@ -474,10 +508,65 @@ out:
     return taken;
 }
 
+void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
+{
+    struct ku_buf t = KU_BUF_INIT;
+    struct kytos_error e = {0};
+    struct kh_plan pl;
+    size_t *offs = calloc(w->n + 1, sizeof *offs), *vfirst = calloc(w->n, sizeof *vfirst), k;
+    uint32_t *vl = NULL;
+    size_t nvl = 0, cvl = 0;
+
+    if (!offs || !vfirst)
+        goto fail;
+    for (k = 0; k < w->n; k++) {
+        const struct kytos_write *op = &w->ops[k];
+        offs[k] = t.len;
+        vfirst[k] = SIZE_MAX;
+        if (op->op == KYTOS_WRITE_PUT || op->op == KYTOS_WRITE_INSERT) {
+            if (kh_doc_write(&t, op->doc, op->id, &e) < 0)
+                goto fail;   /* the writer says what is wrong */
+        } else if (op->op == KYTOS_WRITE_PATCH && !(k && op->doc == w->ops[k - 1].doc)) {
+            /* (an update shared with the op before is planned once by the
+             * writer: sq_bulk_run) */
+            if (kh_plan_make(&pl, op->doc, &t, &e) != 0) {
+                t.len = offs[k];   /* the writer plans it, and says what is wrong */
+                continue;
+            }
+            if (cvl - nvl < KH_PLAN_MAX_FIELDS) {
+                uint32_t *n2 = realloc(vl, (cvl * 2 + KH_PLAN_MAX_FIELDS) * sizeof *vl);
+                if (!n2)
+                    goto fail;
+                vl = n2;
+                cvl = cvl * 2 + KH_PLAN_MAX_FIELDS;
+            }
+            vfirst[k] = nvl;
+            for (int f = 0; f < pl.n; f++)
+                if (pl.f[f].kind != 2)
+                    vl[nvl++] = (uint32_t)pl.f[f].val_len;
+        }
+    }
+    offs[k] = t.len;
+    if (t.oom || !t.heap)
+        goto fail;
+    w->pre_text = t.p;   /* heap: ours now */
+    w->pre_offs = offs;
+    w->pre_vfirst = vfirst;
+    w->pre_vlens = vl;
+    w->pre_nvlens = nvl;
+    return;
+fail:
+    ku_buf_free(&t);
+    free(offs);
+    free(vfirst);
+    free(vl);
+}
+
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,
  * each inside a savepoint so that one that fails leaves no trace and the
  * others still commit.  A failed commit fails them all.  As in wq_batch():
- * the documents are encoded before the writer lock, and every table is
+ * the documents are encoded before the writer lock (most already by the
+ * threads that queued them: kh_store_sqlite_bulk_prepare), and every table is
  * created before the transaction (a CREATE undone by a rollback would stay
  * in our cache of existing tables). */
 void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list)
@@ -504,6 +593,11 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
         struct kytos_error ee = {0};
         w->rc = 0;
         bad[k] = w->n;
+        if (w->pre_offs) {   /* encoded by the thread that queued it */
+            texts[k].p = w->pre_text;
+            offs[k] = w->pre_offs;
+            continue;
+        }
         if (!(offs[k] = calloc(w->n + 1, sizeof **offs)))
             w->rc = kh_store_err(&w->err, KYTOS_ENOMEM, "out of memory");
         else if ((rc = sq_bulk_encode(w->ops, w->n, &texts[k], offs[k], &bad[k], &ee)) < 0)
@@ -546,13 +640,17 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
             /* alone in the transaction: a failure rolls all of it back,
              * which is all its savepoint would undo (two statements less a
              * commit; at light load every batch is a single write) */
+            s->pre = w->pre_offs ? w : NULL;
             rc = sq_bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
+            s->pre = NULL;
             if (rc < 0) {
                 sq_rollback(&s->writer);
                 open = 0;
             }
         } else if (rc == 0 && (rc = sq_exec(&s->writer, "SAVEPOINT kh_a", &we)) == 0) {
+            s->pre = w->pre_offs ? w : NULL;
             rc = sq_bulk_run(s, w->coll, w->ops, w->n, &texts[k], offs[k], &bad[k], &we);
+            s->pre = NULL;
             if (rc < 0 && sq_exec(&s->writer, "ROLLBACK TO kh_a", &e) < 0) {
                 sq_rollback(&s->writer);   /* cannot undo just this one: fail the rest */
                 open = 0;
@@ -587,7 +685,9 @@ void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_writ
     }
     pthread_mutex_unlock(&s->wmu);
 out:
-    for (k = 0; k < nw; k++) {
+    for (w = list, k = 0; k < nw; k++, w = w ? w->next : NULL) {
+        if (w && w->pre_offs)
+            continue;   /* w's, freed with it */
         if (texts)
             ku_buf_free(&texts[k]);
         if (offs)

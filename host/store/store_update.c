@@ -199,6 +199,14 @@ int kh_update_apply(struct json_object *doc, struct json_object *update, int ins
 int kh_plan_make(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
                  struct kytos_error *err)
 {
+    return kh_plan_make_pre(p, update, b, NULL, NULL, 0, err);
+}
+
+int kh_plan_make_pre(struct kh_plan *p, struct json_object *update, struct ku_buf *b,
+                     const char *vals, const uint32_t *lens, size_t nlens,
+                     struct kytos_error *err)
+{
+    size_t iv = 0, pos = 0;
     int rc;
 
     p->n = 0;
@@ -231,15 +239,22 @@ int kh_plan_make(struct kh_plan *p, struct json_object *update, struct ku_buf *b
             if (!kh_utf8_valid(key, klen))
                 p->text_ok = 0; /* the general path reports it */
             f->val_off = b->len;
-            if ((rc = kh_json_write(b, val, f->nseg, op, err)) < 0)
+            if (vals) {   /* written already, in this order (kh_plan_make_pre) */
+                if (iv == nlens)
+                    return 1;
+                if (ku_buf_add(b, vals + pos, lens[iv]) < 0)
+                    return kh_store_err(err, KYTOS_ENOMEM, "out of memory");
+                pos += lens[iv++];
+            } else if ((rc = kh_json_write(b, val, f->nseg, op, err)) < 0) {
                 return rc;
+            }
             f->val_len = b->len - f->val_off;
             /* ,"a":{"b":value}: names escaped at most twice as long ('\\') */
             if (kind == 1)
                 p->grow += f->val_len + 2 * klen + 6 * (size_t)f->nseg + 2;
         }
     }
-    return 0;
+    return vals && iv != nlens ? 1 : 0;
 }
 
 int kh_plan_has_array(const struct kh_plan *p, const struct kh_path *key, int inserting)

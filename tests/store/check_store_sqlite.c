@@ -2,6 +2,7 @@
  * store (on disk and in memory), plus what only the embedded store does:
  * reopening, schema versions, corrupt rows, options. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -595,37 +596,194 @@ END_TEST
  * every commit wrote the pages that each commit changes (an index on
  * random ids) to the database once per commit.  A reader holding its
  * snapshot keeps the WAL from starting over, as a burst does. */
+static void async_done(void *ud, int rc, const struct kytos_error *err)
+{
+    (void)err;
+    atomic_store((_Atomic int *)ud, rc == 0 ? 1 : -1);
+}
+
+/* The field's value in coll/id, as JSON text ("" when missing). */
+static const char *field_text(kh_store *s, const char *coll, const char *id, const char *path,
+                              char *out, size_t len)
+{
+    struct kytos_error e = {0};
+    struct json_object *o = NULL, *v;
+    char key[64];
+
+    out[0] = '\0';
+    ck_assert_msg(kh_store_get(s, coll, id, &o, &e) == 0, "%s: %s", id, e.message);
+    v = o;
+    snprintf(key, sizeof key, "%s", path);
+    for (char *seg = strtok(key, "."); seg && v; seg = strtok(NULL, "."))
+        v = json_object_object_get(v, seg);
+    if (v)
+        snprintf(out, len, "%s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+    json_object_put(o);
+    return out;
+}
+
+/* One update given to every op of a bulk (flow_manager's installed and
+ * deleted marks) is planned once and applied to each document: also
+ * around one that needs the general path (an escaped field name), and
+ * not carried over to the next bulk, whose update may sit at the same
+ * address. */
+START_TEST(bulk_patches_share_one_update)
+{
+    struct kytos_error e = {0};
+    kh_store *s = open_disk();
+    struct kytos_write ops[12];
+    char ids[12][8], buf[128];
+    _Atomic int done = 0;
+    int k;
+
+    ck_assert_ptr_nonnull(s);
+    for (k = 0; k < 12; k++) {
+        char doc[128];
+        snprintf(ids[k], sizeof ids[k], "f%d", k);
+        snprintf(doc, sizeof doc, k == 5 ? "{\"a\": {\"b\": 1}, \"q\\\"x\": %d, \"v\": %d}"
+                                         : "{\"a\": {\"b\": 1}, \"v\": %d, \"w\": %d}", k, k);
+        ck_assert_int_eq(put_json(s, "c", ids[k], doc), 0);
+    }
+    for (int round = 0; round < 2; round++) {
+        struct json_object *upd = json_tokener_parse(
+            round ? "{\"$set\": {\"s\": \"deleted\"}}"
+                  : "{\"$set\": {\"a.b\": 5, \"s\": \"installed\"}}");
+        for (k = 0; k < 12; k++)
+            ops[k] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = ids[k],
+                                          .doc = k ? json_object_get(upd) : upd};
+        if (round == 0) {   /* the caller's thread commits */
+            ck_assert_msg(kh_store_bulk(s, "c", ops, 12, &e) == 0, "%s", e.message);
+            for (k = 0; k < 12; k++)
+                json_object_put(ops[k].doc);
+        } else {            /* the writer's queue; it takes the references */
+            ck_assert_int_eq(kh_store_bulk_async(s, "c", ops, 12, async_done, (void *)&done, &e), 0);
+            for (k = 0; k < 500 && !atomic_load(&done); k++)
+                usleep(10 * 1000);
+            ck_assert_int_eq(atomic_load(&done), 1);
+        }
+        for (k = 0; k < 12; k++) {
+            char want[16];
+            ck_assert_str_eq(field_text(s, "c", ids[k], "a.b", buf, sizeof buf), "5");
+            ck_assert_str_eq(field_text(s, "c", ids[k], "s", buf, sizeof buf),
+                             round ? "\"deleted\"" : "\"installed\"");
+            snprintf(want, sizeof want, "%d", k);
+            ck_assert_str_eq(field_text(s, "c", ids[k], "v", buf, sizeof buf), want);
+        }
+    }
+    ck_assert_str_eq(field_text(s, "c", "f5", "q\"x", buf, sizeof buf), "5");
+    close_disk(s);
+}
+END_TEST
+
+/* A bulk queued as flow_manager queues its adds: puts and upserts, each
+ * written to text by the thread that queues it (kh_store_sqlite_bulk_prepare)
+ * and applied by the writer from that text; an update too long to plan
+ * takes the writer's own way, as before. */
+static void queue_and_wait(kh_store *s, struct kytos_write *ops, size_t n, int want)
+{
+    struct kytos_error e = {0};
+    _Atomic int done = 0;
+
+    ck_assert_msg(kh_store_bulk_async(s, "c", ops, n, async_done, (void *)&done, &e) == 0, "%s",
+                  e.message);
+    for (int k = 0; k < 500 && !atomic_load(&done); k++)
+        usleep(10 * 1000);
+    ck_assert_int_eq(atomic_load(&done), want);
+}
+
+START_TEST(queued_upserts_written_by_their_thread)
+{
+    kh_store *s = open_disk();
+    struct kytos_write ops[8];
+    struct json_object *many = json_object_new_object(), *set = json_object_new_object();
+    char buf[256];
+    int n = 0;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(put_json(s, "c", "e2", "{\"s\": \"old\", \"keep\": 1, \"at\": \"t0\"}"), 0);
+    ck_assert_int_eq(put_json(s, "c", "e3", "{\"f0\": -1}"), 0);
+    for (int f = 0; f < KH_PLAN_MAX_FIELDS + 1; f++) {
+        char key[8];
+        snprintf(key, sizeof key, "f%d", f);
+        json_object_object_add(set, key, json_object_new_int(f));
+    }
+    json_object_object_add(many, "$set", set);
+#define OP(kind, id_, text, fl) \
+    ops[n++] = (struct kytos_write){.op = (kind), .id = (id_), .doc = json_tokener_parse(text), .flags = (fl)}
+    OP(KYTOS_WRITE_PUT, "p0", "{\"x\": 1}", 0);
+    OP(KYTOS_WRITE_PATCH, "u1",
+       "{\"$set\": {\"s\": \"pending\", \"flow\": {\"m\": [1, 2]}}, \"$setOnInsert\": {\"at\": \"t1\"}}",
+       KYTOS_STORE_UPSERT);
+    OP(KYTOS_WRITE_PATCH, "e2",
+       "{\"$set\": {\"s\": \"pending\", \"flow\": {\"m\": 3}}, \"$setOnInsert\": {\"at\": \"t2\"}}",
+       KYTOS_STORE_UPSERT);
+    ops[n++] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "e3", .doc = many};
+    OP(KYTOS_WRITE_PATCH, "e2", "{\"$set\": {\"n\": \"\\u00e9\"}, \"$unset\": {\"keep\": 1}}", 0);
+    OP(KYTOS_WRITE_PUT, "p5", "{\"y\": [1, {\"z\": \"\\u00e9\"}]}", 0);
+#undef OP
+    queue_and_wait(s, ops, (size_t)n, 1);
+    ck_assert_str_eq(field_text(s, "c", "p0", "x", buf, sizeof buf), "1");
+    ck_assert_str_eq(field_text(s, "c", "u1", "flow", buf, sizeof buf), "{\"m\":[1,2]}");
+    ck_assert_str_eq(field_text(s, "c", "u1", "at", buf, sizeof buf), "\"t1\"");
+    ck_assert_str_eq(field_text(s, "c", "e2", "s", buf, sizeof buf), "\"pending\"");
+    ck_assert_str_eq(field_text(s, "c", "e2", "flow.m", buf, sizeof buf), "3");
+    ck_assert_str_eq(field_text(s, "c", "e2", "at", buf, sizeof buf), "\"t0\"");
+    ck_assert_str_eq(field_text(s, "c", "e2", "n", buf, sizeof buf), "\"\xc3\xa9\"");
+    ck_assert_str_eq(field_text(s, "c", "e2", "keep", buf, sizeof buf), "");
+    ck_assert_str_eq(field_text(s, "c", "e3", "f0", buf, sizeof buf), "0");
+    ck_assert_str_eq(field_text(s, "c", "e3", "f16", buf, sizeof buf), "16");
+    ck_assert_str_eq(field_text(s, "c", "p5", "y", buf, sizeof buf), "[1,{\"z\":\"\xc3\xa9\"}]");
+    /* an op that fails (a patch of a missing document) fails its bulk,
+     * the ops before it too */
+    ops[0] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "p0",
+                                  .doc = json_tokener_parse("{\"$set\": {\"x\": 2}}")};
+    ops[1] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "missing",
+                                  .doc = json_tokener_parse("{\"$set\": {\"x\": 3}}")};
+    queue_and_wait(s, ops, 2, -1);
+    ck_assert_str_eq(field_text(s, "c", "p0", "x", buf, sizeof buf), "1");
+    close_disk(s);
+}
+END_TEST
+
 START_TEST(checkpointer_woken_by_wal_growth_not_by_every_commit)
 {
     struct kytos_error e = {0};
     kh_store *s = open_disk();
-    struct kytos_write ops[600];
-    char path[300], ids[600][8], *big;
+    /* past SQ_CKPT_PAGES frames in one commit (a document is about 2
+     * pages and a half): the wake must come from the growth, not from the
+     * idle timer (SQ_CKPT_IDLE_MS), which the wait below could also meet */
+    enum { NDOC = SQ_CKPT_PAGES / 2 + 200 };
+    struct kytos_write *ops = calloc(NDOC, sizeof *ops);
+    char path[300], (*ids)[8] = calloc(NDOC, sizeof *ids), *big;
     sqlite3 *reader;
     int64_t c0, c1 = 0;
     int k;
 
     ck_assert_ptr_nonnull(s);
+    ck_assert_ptr_nonnull(ops);
+    ck_assert_ptr_nonnull(ids);
     ck_assert_ptr_nonnull(big = malloc(8200));
     ck_assert_int_eq(put_json(s, "c", "first", "{\"v\": 0}"), 0);
     snprintf(path, sizeof path, "%s/store.db", dir);
     ck_assert_int_eq(sqlite3_open_v2(path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM \"c:c\";", NULL, NULL, NULL),
                      SQLITE_OK);
-    /* one commit of about 1,200 frames (600 documents of 8 KB): one wake */
+    /* one commit of documents of 8 KB: one wake, well within the idle timer */
     memset(big, 'x', 8199);
     big[8199] = '\0';
     c0 = status_num(s, "checkpoints");
-    for (k = 0; k < 600; k++) {
+    for (k = 0; k < NDOC; k++) {
         struct json_object *d = json_object_new_object();
         json_object_object_add(d, "pad", json_object_new_string(big));
         snprintf(ids[k], sizeof ids[k], "b%d", k);
         ops[k] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = ids[k], .doc = d};
     }
-    ck_assert_int_eq(kh_store_bulk(s, "c", ops, 600, &e), 0);
-    for (k = 0; k < 600; k++)
+    ck_assert_int_eq(kh_store_bulk(s, "c", ops, NDOC, &e), 0);
+    for (k = 0; k < NDOC; k++)
         json_object_put(ops[k].doc);
-    for (k = 0; k < 100 && (c1 = status_num(s, "checkpoints")) == c0; k++)
+    free(ops);
+    free(ids);
+    for (k = 0; k < SQ_CKPT_IDLE_MS / 40 && (c1 = status_num(s, "checkpoints")) == c0; k++)
         usleep(20 * 1000);
     ck_assert_int_gt(c1, c0);
     /* then 40 small commits: no wake (the timer may run once meanwhile) */
@@ -1205,6 +1363,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, options);
     tcase_add_test(tc, queued_patches_merge);
     tcase_add_test(tc, checkpointer_restarts_wal);
+    tcase_add_test(tc, bulk_patches_share_one_update);
+    tcase_add_test(tc, queued_upserts_written_by_their_thread);
     tcase_add_test(tc, checkpointer_woken_by_wal_growth_not_by_every_commit);
     tcase_add_test(tc, wal_frames_written_at_once_per_commit);
     tcase_add_test(tc, failed_wal_write_fails_the_commit);
