@@ -860,17 +860,23 @@ START_TEST(burst_of_commits_keeps_the_wal_bounded)
     ck_assert_ptr_nonnull(big = malloc(8200));
     memset(big, 'x', 8199);
     big[8199] = '\0';
-    for (k = 0; k < 4; k++) {
-        b[k] = (struct burst){.s = s, .big = big, .path = path, .t = k};
-        ck_assert_int_eq(pthread_create(&th[k], NULL, burst_run, &b[k]), 0);
+    /* A hold happens when a checkpoint finds the WAL past the limit and a
+     * commit came meanwhile.  On a loaded machine (distcheck beside other
+     * suites) a whole burst's checkpoints once each found a quiet moment
+     * and started the WAL over without one: another burst, a few at most. */
+    for (int round = 0; round < 5 && (round == 0 || status_num(s, "wal_restarts_held") < 1); round++) {
+        for (k = 0; k < 4; k++) {
+            b[k] = (struct burst){.s = s, .big = big, .path = path, .t = k};
+            ck_assert_int_eq(pthread_create(&th[k], NULL, burst_run, &b[k]), 0);
+        }
+        for (k = 0; k < 4; k++) {
+            pthread_join(th[k], NULL);
+            ck_assert_int_ge(b[k].most, 0);
+            if (b[k].most > most)
+                most = b[k].most;
+        }
+        ck_assert_msg(most <= 16 << 20, "the WAL grew to %lld bytes", (long long)most);
     }
-    for (k = 0; k < 4; k++) {
-        pthread_join(th[k], NULL);
-        ck_assert_int_ge(b[k].most, 0);
-        if (b[k].most > most)
-            most = b[k].most;
-    }
-    ck_assert_msg(most <= 16 << 20, "the WAL grew to %lld bytes", (long long)most);
     ck_assert_int_ge(status_num(s, "wal_restarts_held"), 1);
     free(big);
     close_disk(s);
