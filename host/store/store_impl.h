@@ -70,9 +70,10 @@ struct kh_async_write {
      * done. */
     char *pre_text;
     size_t *pre_offs;              /* n + 1: op k's text is [pre_offs[k], pre_offs[k + 1]) */
-    size_t *pre_vfirst;            /* patch k's first value length in pre_vlens, or SIZE_MAX */
-    uint32_t *pre_vlens;           /* the patches' values' lengths, in order */
-    size_t pre_nvlens;
+    size_t *pre_vfirst;            /* n + 1: patch k's values' lengths are pre_vlens
+                                      [pre_vfirst[k], pre_vfirst[k + 1]); none: planned
+                                      by the writer */
+    uint32_t *pre_vlens;
 };
 
 /* Optional backend op: run a list of bulk writes, in order, committing

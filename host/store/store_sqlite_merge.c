@@ -266,17 +266,15 @@ static int w_patch_fast(struct sq_store *s, const char *coll, const char *id, st
         s->wbuf.len = s->plan_len;
     } else {
         const struct kh_async_write *w = s->pre;
-        size_t k = s->pre_k, first;
+        size_t k = s->pre_k;
         s->plan_of = NULL;
         s->wbuf.len = 0;
         rc = 1;
-        if (w && k < w->n && w->ops[k].doc == update && (first = w->pre_vfirst[k]) != SIZE_MAX) {
+        if (w && k < w->n && w->ops[k].doc == update && w->pre_vfirst[k + 1] > w->pre_vfirst[k]) {
             /* values written by the thread that queued it */
-            size_t next = k + 1;
-            while (next < w->n && w->pre_vfirst[next] == SIZE_MAX)
-                next++;
-            rc = kh_plan_make_pre(&pl, update, &s->wbuf, w->pre_text + w->pre_offs[k], w->pre_vlens + first,
-                                  (next < w->n ? w->pre_vfirst[next] : w->pre_nvlens) - first, err);
+            rc = kh_plan_make_pre(&pl, update, &s->wbuf, w->pre_text + w->pre_offs[k],
+                                  w->pre_vlens + w->pre_vfirst[k],
+                                  w->pre_vfirst[k + 1] - w->pre_vfirst[k], err);
             if (rc < 0)
                 return rc;
             if (rc)
@@ -513,7 +511,7 @@ void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
     struct ku_buf t = KU_BUF_INIT;
     struct kytos_error e = {0};
     struct kh_plan pl;
-    size_t *offs = calloc(w->n + 1, sizeof *offs), *vfirst = calloc(w->n, sizeof *vfirst), k;
+    size_t *offs = calloc(w->n + 1, sizeof *offs), *vfirst = calloc(w->n + 1, sizeof *vfirst), k;
     uint32_t *vl = NULL;
     size_t nvl = 0, cvl = 0;
 
@@ -522,7 +520,7 @@ void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
     for (k = 0; k < w->n; k++) {
         const struct kytos_write *op = &w->ops[k];
         offs[k] = t.len;
-        vfirst[k] = SIZE_MAX;
+        vfirst[k] = nvl;
         if (op->op == KYTOS_WRITE_PUT || op->op == KYTOS_WRITE_INSERT) {
             if (kh_doc_write(&t, op->doc, op->id, &e) < 0)
                 goto fail;   /* the writer says what is wrong */
@@ -540,20 +538,19 @@ void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
                 vl = n2;
                 cvl = cvl * 2 + KH_PLAN_MAX_FIELDS;
             }
-            vfirst[k] = nvl;
             for (int f = 0; f < pl.n; f++)
                 if (pl.f[f].kind != 2)
                     vl[nvl++] = (uint32_t)pl.f[f].val_len;
         }
     }
     offs[k] = t.len;
+    vfirst[k] = nvl;
     if (t.oom || !t.heap)
         goto fail;
     w->pre_text = t.p;   /* heap: ours now */
     w->pre_offs = offs;
     w->pre_vfirst = vfirst;
     w->pre_vlens = vl;
-    w->pre_nvlens = nvl;
     return;
 fail:
     ku_buf_free(&t);

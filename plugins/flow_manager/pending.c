@@ -102,8 +102,8 @@ struct json_object *fm_pending_take(struct fm_pending *p, uint32_t xid, const ch
 
 /* match_id's slot, with latest_lock held (md5 hex is uniform: its first 8
  * digits pick the set); NULL, nothing held, for a malformed id.  *same: the
- * slot holds match_id; else it is the one a new id would take.  *set: the
- * slot's set. */
+ * slot holds match_id; else it is the one a new id would take.  *set (set
+ * not NULL): the slot's set. */
 static struct latest *latest_locked(struct fm_pending *p, const char *match_id, int *same,
                                     struct latest_set **set)
 {
@@ -121,7 +121,8 @@ static struct latest *latest_locked(struct fm_pending *p, const char *match_id, 
         h = (h << 4) | (((c & 0x0f) + (c >> 6) * 9) & 0x0f);
     }
     ls = &p->lt[h % SETS];
-    *set = ls;
+    if (set)
+        *set = ls;
     pthread_mutex_lock(&p->latest_lock);
     victim = &ls->way[0];
     for (unsigned w = 0; w < WAYS; w++) {
@@ -157,8 +158,7 @@ void fm_latest_set(struct fm_pending *p, const char *match_id, uint32_t gen)
 uint32_t fm_latest_get(struct fm_pending *p, const char *match_id)
 {
     int same;
-    struct latest_set *set;
-    struct latest *l = latest_locked(p, match_id, &same, &set);
+    struct latest *l = latest_locked(p, match_id, &same, NULL);
     uint32_t gen;
 
     if (!l)
@@ -198,8 +198,7 @@ int fm_latest_unchanged(struct fm_pending *p, const char *match_id, uint32_t gen
 int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t expect, uint32_t gen)
 {
     int same, rc;
-    struct latest_set *set;
-    struct latest *l = latest_locked(p, match_id, &same, &set);
+    struct latest *l = latest_locked(p, match_id, &same, NULL);
 
     if (!l)
         return -1;
@@ -213,8 +212,7 @@ int fm_latest_replace_if(struct fm_pending *p, const char *match_id, uint32_t ex
 void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from, uint32_t xid)
 {
     int same;
-    struct latest_set *set;
-    struct latest *l = latest_locked(p, match_id, &same, &set);
+    struct latest *l = latest_locked(p, match_id, &same, NULL);
 
     if (!l)
         return;
@@ -228,8 +226,7 @@ void fm_latest_advance(struct fm_pending *p, const char *match_id, uint32_t from
 void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     int same;
-    struct latest_set *set;
-    struct latest *l = latest_locked(p, match_id, &same, &set);
+    struct latest *l = latest_locked(p, match_id, &same, NULL);
 
     if (!l)
         return;
@@ -241,8 +238,7 @@ void fm_latest_forget(struct fm_pending *p, const char *match_id, uint32_t gen)
 int fm_latest_check(struct fm_pending *p, const char *match_id, uint32_t gen)
 {
     int same, rc;
-    struct latest_set *set;
-    struct latest *l = latest_locked(p, match_id, &same, &set);
+    struct latest *l = latest_locked(p, match_id, &same, NULL);
 
     if (!l)
         return -1;

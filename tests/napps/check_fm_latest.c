@@ -17,16 +17,23 @@ static void mid(char out[33], uint32_t head, unsigned tail)
     snprintf(out, 33, "%08x%024x", head, tail);
 }
 
+/* n ids of the set head; the first W of them written with generations
+ * gen0, gen0 + 1, ... (gen0 0: none written) */
+static void fill_set(struct fm_pending *p, char (*id)[33], unsigned n, uint32_t head, uint32_t gen0)
+{
+    for (unsigned i = 0; i < n; i++)
+        mid(id[i], head, i);
+    for (unsigned i = 0; gen0 && i < W; i++)
+        fm_latest_set(p, id[i], gen0 + i);
+}
+
 START_TEST(a_set_keeps_its_ways)
 {
     struct fm_pending *p = fm_pending_new();
     char id[W + 1][33];
 
-    for (unsigned i = 0; i <= W; i++)
-        mid(id[i], 0x1234abcd, i);
     /* a set's worth of ids: a direct-mapped table kept only the last */
-    for (unsigned i = 0; i < W; i++)
-        fm_latest_set(p, id[i], 10 + i);
+    fill_set(p, id, W + 1, 0x1234abcd, 10);
     for (unsigned i = 0; i < W; i++) {
         ck_assert_int_eq(fm_latest_check(p, id[i], 10 + i), 1);
         ck_assert_int_eq(fm_latest_check(p, id[i], 9), 0);
@@ -47,10 +54,7 @@ START_TEST(the_oldest_write_goes_first)
     struct fm_pending *p = fm_pending_new();
     char id[W + 1][33];
 
-    for (unsigned i = 0; i <= W; i++)
-        mid(id[i], 0xfeed0001, i);
-    for (unsigned i = 0; i < W; i++)
-        fm_latest_set(p, id[i], 1 + i);
+    fill_set(p, id, W + 1, 0xfeed0001, 1);
     fm_latest_set(p, id[0], 100);   /* written again: now the newest */
     fm_latest_set(p, id[W], 101);
     ck_assert_int_eq(fm_latest_check(p, id[1], 2), -1);
@@ -66,8 +70,7 @@ START_TEST(generations_compare_across_the_wrap)
     struct fm_pending *p = fm_pending_new();
     char id[W + 1][33];
 
-    for (unsigned i = 0; i <= W; i++)
-        mid(id[i], 0x00c0ffee, i);
+    fill_set(p, id, W + 1, 0x00c0ffee, 0);
     /* the last two after the counter wrapped: the newest */
     for (unsigned i = 0; i < W; i++)
         fm_latest_set(p, id[i], 0xfffffff0u + i + (i >= W - 2 ? 0x20u : 0));
@@ -87,13 +90,11 @@ START_TEST(evictions_count_per_set)
     char id[W + 2][33], other[33];
     uint32_t gen, ev;
 
-    for (unsigned i = 0; i < W + 2; i++)
-        mid(id[i], 0x5eed5eed, i);
+    fill_set(p, id, W + 2, 0x5eed5eed, 0);
     mid(other, 0x0badf00d, 0);
     fm_latest_snapshot(p, id[W + 1], &gen, &ev);
     ck_assert_uint_eq(gen, 0);
-    for (unsigned i = 0; i < W; i++)
-        fm_latest_set(p, id[i], 20 + i);   /* empty ways: nobody evicted */
+    fill_set(p, id, W + 2, 0x5eed5eed, 20);   /* empty ways: nobody evicted */
     fm_latest_set(p, other, 30);           /* another set */
     ck_assert_int_eq(fm_latest_unchanged(p, id[W + 1], 0, ev), 1);
     fm_latest_set(p, id[W], 40);           /* evicts id[0] */
@@ -114,10 +115,7 @@ START_TEST(a_forgotten_id_frees_its_way)
     char id[W + 1][33];
     uint32_t gen, ev, ev2;
 
-    for (unsigned i = 0; i <= W; i++)
-        mid(id[i], 0xabcdef01, i);
-    for (unsigned i = 0; i < W; i++)
-        fm_latest_set(p, id[i], 50 + i);
+    fill_set(p, id, W + 1, 0xabcdef01, 50);
     fm_latest_forget(p, id[2], 99);   /* not its generation: kept */
     ck_assert_int_eq(fm_latest_check(p, id[2], 52), 1);
     fm_latest_forget(p, id[2], 52);
