@@ -67,30 +67,15 @@ static struct json_object *added_flow(struct fm_ctx *ctx, const char *dpid, cons
     return out;
 }
 
-/* A queued "installed" write and what to publish once it is committed. */
-struct confirm_item {
-    char *id;                   /* the stored flow's _id */
-    struct json_object *ev;     /* its flow.added content, or NULL */
-    uint32_t gen;               /* its generation when decided */
-    uint32_t evictions;         /* its slot's, with gen (fm_latest_snapshot) */
-    int check;                  /* drop it if the flow was written since */
-};
-
-struct confirm_job {
-    struct fm_ctx *ctx;
-    size_t n;
-    struct confirm_item it[];
-};
-
-static struct confirm_job *confirm_job_new(struct fm_ctx *ctx, size_t n)
+struct fm_confirm_job *fm_confirm_job_new(struct fm_ctx *ctx, size_t n)
 {
-    struct confirm_job *j = calloc(1, sizeof *j + n * sizeof j->it[0]);
+    struct fm_confirm_job *j = calloc(1, sizeof *j + n * sizeof j->it[0]);
     if (j)
         j->ctx = ctx;
     return j;
 }
 
-static void confirm_job_free(struct confirm_job *j)
+static void confirm_job_free(struct fm_confirm_job *j)
 {
     size_t i;
     for (i = 0; i < j->n; i++) {
@@ -100,7 +85,7 @@ static void confirm_job_free(struct confirm_job *j)
     free(j);
 }
 
-static void publish_added(struct confirm_job *j)
+static void publish_added(struct fm_confirm_job *j)
 {
     size_t i;
 
@@ -116,21 +101,12 @@ static void publish_added(struct confirm_job *j)
 
 static void confirm_done(void *ud, int rc, const struct kytos_error *err);
 
-/* Queue {"$set": {"state": "installed", "updated_at": now}} for every item
- * of j, which the callback then owns (freed here when not queued).  Under
- * ctx->order, items whose flow was written since they were decided are
- * dropped (see fm_store_ordered). */
-static void queue_installed(struct confirm_job *j)
+/* The items of j whose flow was written since they were decided, dropped
+ * (ctx->order held; see fm_store_ordered). */
+static void drop_stale(struct fm_confirm_job *j)
 {
-    struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
-    struct kytos_write *ops = calloc(j->n ? j->n : 1, sizeof *ops);
-    struct kytos_error err = {0};
-    char now[32];
-    struct fm_ctx *ctx = j->ctx;
-    size_t k, i;
-    int rc;
+    size_t i, k;
 
-    pthread_mutex_lock(&ctx->order);
     for (i = k = 0; i < j->n; i++) {
         if (j->it[i].check &&
             !fm_latest_unchanged(j->ctx->pending, j->it[i].id, j->it[i].gen, j->it[i].evictions)) {
@@ -141,15 +117,35 @@ static void queue_installed(struct confirm_job *j)
         j->it[k++] = j->it[i];
     }
     j->n = k;
-    if (!upd || !set || !ops || j->n == 0) {
-        pthread_mutex_unlock(&ctx->order);
+}
+
+/* Queue {"$set": {"state": "installed", "updated_at": now}} for every item
+ * of j, which the callback then owns. */
+int fm_confirm_submit_locked(struct fm_confirm_job *j)
+{
+    struct json_object *upd, *set;
+    struct kytos_write *ops;
+    struct kytos_error err = {0};
+    char now[32];
+    struct fm_ctx *ctx = j->ctx;
+    size_t k;
+    int rc;
+
+    drop_stale(j);
+    if (j->n == 0) {
+        confirm_job_free(j);
+        return KYTOS_ENOTFOUND;
+    }
+    upd = json_object_new_object();
+    set = json_object_new_object();
+    ops = calloc(j->n, sizeof *ops);
+    if (!upd || !set || !ops) {
         json_object_put(upd);
         json_object_put(set);
         free(ops);
-        if (j->n)
-            kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed: out of memory");
+        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "marking flows installed: out of memory");
         confirm_job_free(j);
-        return;
+        return KYTOS_ENOMEM;
     }
     fm_now_iso(now);
     kytos_json_add_lit(set, "state", json_object_new_string("installed"));
@@ -163,13 +159,42 @@ static void queue_installed(struct confirm_job *j)
     }
     /* j is the callback's from here: it may be freed before this returns */
     rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, j->n, confirm_done, j, &err);
-    pthread_mutex_unlock(&ctx->order);
     free(ops);
     if (rc != KYTOS_OK) {
-        kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
+        kytos_log(ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
                   err.message[0] ? err.message : kytos_strerror(rc));
         confirm_job_free(j);
     }
+    return rc;
+}
+
+/* j's marks: written now, or kept while flow writes are in flight
+ * (marks.c) when may_keep.  j is freed or the callback's. */
+static void queue_installed(struct fm_confirm_job *j, int may_keep)
+{
+    struct fm_ctx *ctx = j->ctx;
+    size_t i, k;
+
+    pthread_mutex_lock(&ctx->order);
+    if (may_keep && fm_marks_keeping(ctx)) {
+        drop_stale(j);
+        for (i = k = 0; i < j->n; i++) {
+            if (fm_marks_keep(ctx, j->it[i].id, j->it[i].ev) == 0) {
+                free(j->it[i].id);
+                continue;
+            }
+            j->it[k++] = j->it[i];   /* not kept: written now */
+        }
+        j->n = k;
+        if (!j->n) {
+            free(j);
+            j = NULL;
+        }
+        fm_marks_kept(ctx);
+    }
+    if (j)
+        fm_confirm_submit_locked(j);
+    pthread_mutex_unlock(&ctx->order);
 }
 
 /* On the store's writer thread.  A flow deleted meanwhile fails the whole
@@ -177,26 +202,30 @@ static void queue_installed(struct confirm_job *j)
  * there are confirmed. */
 static void confirm_done(void *ud, int rc, const struct kytos_error *err)
 {
-    struct confirm_job *j = ud;
+    struct fm_confirm_job *j = ud;
+    struct fm_ctx *ctx = j->ctx;
+    int chained = j->chained;
     size_t i;
 
     if (rc == KYTOS_OK) {
         publish_added(j);
     } else if (rc == KYTOS_ENOTFOUND && j->n > 1) {
         for (i = 0; i < j->n; i++) {
-            struct confirm_job *one = confirm_job_new(j->ctx, 1);
+            struct fm_confirm_job *one = fm_confirm_job_new(j->ctx, 1);
             if (!one)
                 break;
             one->n = 1;
             one->it[0] = j->it[i];
-            j->it[i] = (struct confirm_item){0};
-            queue_installed(one);
+            j->it[i] = (struct fm_confirm_item){0};
+            queue_installed(one, 0);
         }
     } else if (rc != KYTOS_ENOTFOUND) {
         kytos_log(j->ctx->napp, KYTOS_LOG_ERROR, "marking flows installed failed: %s",
                   err ? err->message : kytos_strerror(rc));
     }
     confirm_job_free(j);
+    if (chained)
+        fm_marks_chunk_done(ctx);
 }
 
 /* Mark installed the stored flows of recs ({"match_id","flow_id","xid"?,
@@ -213,7 +242,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
     size_t i, n = json_object_array_length(recs);
     struct json_object *ids = NULL, *found = NULL, *doc;
     struct kytos_error err = {0};
-    struct confirm_job *job;
+    struct fm_confirm_job *job;
     const char **mids;
     signed char *verdict;
     uint32_t *gen, *evs;
@@ -293,11 +322,11 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
             }
         }
     }
-    if (!(job = confirm_job_new(ctx, n)))
+    if (!(job = fm_confirm_job_new(ctx, n)))
         goto out;
     for (i = 0; i < n; i++) {
         struct json_object *rec = json_object_array_get_idx(recs, i), *f;
-        struct confirm_item *it;
+        struct fm_confirm_item *it;
         if (verdict[i] != 1 || !(job->it[job->n].id = strdup(mids[i])))
             continue;
         it = &job->it[job->n++];
@@ -317,7 +346,7 @@ static int confirm(struct fm_ctx *ctx, const char *dpid, struct json_object *rec
             it->ev = ev;
         }
     }
-    queue_installed(job);
+    queue_installed(job, 1);
 out:
     json_object_put(found);
     free(mids);

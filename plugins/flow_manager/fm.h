@@ -14,6 +14,7 @@
 
 struct fm_pending;
 struct fm_cons;
+struct fm_marks;
 
 struct fm_ctx {
     kytos_napp *napp;
@@ -27,6 +28,7 @@ struct fm_ctx {
      * add commits before it, and one decided after sees it stale. */
     pthread_mutex_t order;
     struct fm_cons *cons;     /* consistency.c */
+    struct fm_marks *marks;   /* marks.c */
 };
 
 /* ---- pending.c: barrier xid -> the flows it confirms ---- */
@@ -102,6 +104,55 @@ void fm_sent_add(struct fm_pending *p, uint32_t xid, const char *dpid, const cha
 int fm_sent_take(struct fm_pending *p, uint32_t xid, const char *dpid, struct fm_sent *out);
 /* "add", "delete", "delete_strict" */
 const char *fm_cmd_name(int cmd);
+
+/* ---- acks.c: "installed" marks ---- */
+
+/* A queued "installed" write and what to publish once it is committed. */
+struct fm_confirm_item {
+    char *id;                   /* the stored flow's _id */
+    struct json_object *ev;     /* its flow.added content, or NULL */
+    uint32_t gen;               /* its generation when decided */
+    uint32_t evictions;         /* its slot's, with gen (fm_latest_snapshot) */
+    int check;                  /* drop it if the flow was written since */
+};
+
+struct fm_confirm_job {
+    struct fm_ctx *ctx;
+    int chained;                /* marks.c's: its commit queues the next chunk */
+    size_t n;
+    struct fm_confirm_item it[];
+};
+
+/* Room for n items (none used yet), or NULL. */
+struct fm_confirm_job *fm_confirm_job_new(struct fm_ctx *ctx, size_t n);
+/* Queue j's marks (ctx->order held), the items checked dropped when their
+ * flow was written since; j is the callback's then.  KYTOS_OK when queued;
+ * else j was freed (nothing left to write, or the store refused it). */
+int fm_confirm_submit_locked(struct fm_confirm_job *j);
+
+/* ---- marks.c: "installed" marks kept while flow writes are in flight ---- */
+struct fm_marks *fm_marks_new(void);
+void fm_marks_free(struct fm_marks *m);
+/* The timer that writes them once flow writes are quiet. */
+int fm_marks_start(struct fm_ctx *ctx);
+/* A flow write (fm_store_ordered) was queued (ctx->order held) / is
+ * committed or refused (order_held: whether the caller holds ctx->order). */
+void fm_marks_write_queued(struct fm_ctx *ctx);
+void fm_marks_write_done(struct fm_ctx *ctx, int order_held);
+/* With ctx->order held from here on.  Is a confirmation to be kept rather
+ * than written now? */
+int fm_marks_keeping(struct fm_ctx *ctx);
+/* Keep id's mark (ev, its flow.added content or NULL, is taken); -1 when
+ * it cannot be kept (out of memory: write it now; ev still the caller's). */
+int fm_marks_keep(struct fm_ctx *ctx, const char *id, struct json_object *ev);
+/* After fm_marks_keep: the kept marks go if the flow writes are quiet. */
+void fm_marks_kept(struct fm_ctx *ctx);
+/* ops are being queued: the marks kept for their ids are dropped. */
+void fm_marks_written(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n);
+/* A chunk's commit (the store's writer thread; takes ctx->order). */
+void fm_marks_chunk_done(struct fm_ctx *ctx);
+/* On the way out: what is kept, written now (no flow.added). */
+void fm_marks_flush_sync(struct fm_ctx *ctx);
 
 /* ---- send.c: store then publish FlowMods ---- */
 

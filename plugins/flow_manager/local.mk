@@ -6,7 +6,8 @@ plugins_flow_manager_la_SOURCES = \
 	plugins/flow_manager/pyjson.c plugins/flow_manager/pyjson.h \
 	plugins/flow_manager/switches.c plugins/flow_manager/switches.h \
 	plugins/flow_manager/pending.c plugins/flow_manager/send.c \
-	plugins/flow_manager/acks.c plugins/flow_manager/consistency.c \
+	plugins/flow_manager/acks.c plugins/flow_manager/marks.c \
+	plugins/flow_manager/consistency.c \
 	plugins/flow_manager/req_util.c \
 	plugins/flow_manager/req_util.h plugins/flow_manager/rest_flows.c \
 	plugins/flow_manager/rest_list.c
@@ -35,6 +36,15 @@ tests_napps_check_fm_latest_SOURCES = tests/napps/check_fm_latest.c \
 tests_napps_check_fm_latest_CFLAGS = $(TEST_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/plugins/flow_manager \
 	-I$(top_srcdir)/openapi
 tests_napps_check_fm_latest_LDADD = $(TEST_LIBS) $(JSONC_LIBS) $(CRYPTO_LIBS)
+
+# The kept "installed" marks on their own (marks.c; the host and acks.c are
+# stand-ins in the test).
+check_PROGRAMS += tests/napps/check_fm_marks
+TESTS += tests/napps/check_fm_marks
+tests_napps_check_fm_marks_SOURCES = tests/napps/check_fm_marks.c plugins/flow_manager/marks.c
+tests_napps_check_fm_marks_CFLAGS = $(TEST_CC) $(CRYPTO_CFLAGS) -I$(top_srcdir)/plugins/flow_manager \
+	-I$(top_srcdir)/openapi -I$(top_srcdir)/tests
+tests_napps_check_fm_marks_LDADD = $(TEST_LIBS) $(JSONC_LIBS)
 
 # The consistency check's alien half on real Open vSwitch (ovs-ofctl
 # add-flow behind kytosd's back).  SKIP without OVS or root.

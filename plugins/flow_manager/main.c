@@ -170,9 +170,11 @@ static int fm_init(kytos_napp *napp, char **errmsg)
     ctx->switches = fm_switches_new();
     ctx->pending = fm_pending_new();
     ctx->cons = fm_cons_new(napp);
+    ctx->marks = fm_marks_new();
     atomic_init(&ctx->xid, 0);
     pthread_mutex_init(&ctx->order, NULL);
-    if (!ctx->switches || !ctx->pending || !ctx->cons) {
+    if (!ctx->switches || !ctx->pending || !ctx->cons || !ctx->marks) {
+        fm_marks_free(ctx->marks);
         fm_cons_free(ctx->cons);
         fm_switches_free(ctx->switches);
         fm_pending_free(ctx->pending);
@@ -184,7 +186,8 @@ static int fm_init(kytos_napp *napp, char **errmsg)
     kytos_napp_set_data(napp, ctx);
     if ((rc = fm_rest_list_register(ctx)) != KYTOS_OK ||
         (rc = fm_rest_flows_register(ctx)) != KYTOS_OK ||
-        (rc = fm_acks_subscribe(ctx)) != KYTOS_OK || (rc = subscribe_switches(ctx)) != KYTOS_OK) {
+        (rc = fm_acks_subscribe(ctx)) != KYTOS_OK || (rc = subscribe_switches(ctx)) != KYTOS_OK ||
+        (rc = fm_marks_start(ctx)) != KYTOS_OK) {
         *errmsg = dup_msg("registering routes or subscriptions failed");
         return rc;
     }
@@ -206,6 +209,8 @@ static void fm_stop(kytos_napp *napp)
     if (!ctx)
         return;
     kytos_napp_set_data(napp, NULL);
+    fm_marks_flush_sync(ctx);
+    fm_marks_free(ctx->marks);
     fm_switches_free(ctx->switches);
     fm_pending_free(ctx->pending);
     fm_cons_free(ctx->cons);

@@ -154,22 +154,56 @@ static int add_ops(const struct fm_batch *bs, size_t nb, const char *now, struct
     return 0;
 }
 
+/* A flow write in flight, for marks.c. */
+struct flow_write {
+    struct fm_ctx *ctx;
+    kytos_store_done_fn done;
+    void *ud;
+};
+
+static void flow_write_done(void *p, int rc, const struct kytos_error *err)
+{
+    struct flow_write fw = *(struct flow_write *)p;
+
+    free(p);
+    fw.done(fw.ud, rc, err);   /* may send FlowMods, whose barriers come back now */
+    fm_marks_write_done(fw.ctx, 0);
+}
+
 /* fm_store_ordered's work; the caller holds ctx->order. */
 static int ordered_locked(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n,
                           kytos_store_done_fn done, void *ud, uint32_t *gens, struct kytos_error *err)
 {
+    struct flow_write *fw = malloc(sizeof *fw);
     uint32_t first;
     size_t k;
     int rc;
 
-    /* a confirmation decided before now no longer applies (acks.c) */
+    if (!fw) {
+        for (k = 0; k < n; k++)
+            json_object_put(ops[k].doc);   /* taken, as the queue would have */
+        if (err) {
+            err->code = KYTOS_ENOMEM;
+            snprintf(err->message, sizeof err->message, "out of memory");
+        }
+        return KYTOS_ENOMEM;
+    }
+    *fw = (struct flow_write){ctx, done, ud};
+    /* a confirmation decided before now no longer applies (acks.c), nor
+     * does one kept for later (marks.c) */
     first = atomic_fetch_add(&ctx->xid, (unsigned)n) + 1;
     for (k = 0; k < n; k++) {
         fm_latest_set(ctx->pending, ops[k].id, first + (uint32_t)k);
         if (gens)
             gens[k] = first + (uint32_t)k;
     }
-    rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, n, done, ud, err);
+    fm_marks_written(ctx, ops, n);
+    fm_marks_write_queued(ctx);
+    rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, n, flow_write_done, fw, err);
+    if (rc != KYTOS_OK) {
+        fm_marks_write_done(ctx, 1);
+        free(fw);
+    }
     /* refused: nothing was written (the ids stay the caller's) */
     for (k = 0; rc != KYTOS_OK && k < n; k++)
         fm_latest_forget(ctx->pending, ops[k].id, first + (uint32_t)k);
