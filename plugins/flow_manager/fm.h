@@ -133,8 +133,10 @@ int fm_confirm_submit_locked(struct fm_confirm_job *j);
 /* ---- marks.c: "installed" marks kept while flow writes are in flight ---- */
 struct fm_marks *fm_marks_new(void);
 void fm_marks_free(struct fm_marks *m);
-/* The timer that writes them once flow writes are quiet. */
+/* The thread that writes them once flow writes are quiet; its stop (also
+ * waits for a chunk of them in flight). */
 int fm_marks_start(struct fm_ctx *ctx);
+void fm_marks_stop(struct fm_ctx *ctx);
 /* A flow write (fm_store_ordered) was queued (ctx->order held) / is
  * committed or refused (order_held: whether the caller holds ctx->order). */
 void fm_marks_write_queued(struct fm_ctx *ctx);
@@ -151,7 +153,8 @@ void fm_marks_kept(struct fm_ctx *ctx);
 void fm_marks_written(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n);
 /* A chunk's commit (the store's writer thread; takes ctx->order). */
 void fm_marks_chunk_done(struct fm_ctx *ctx);
-/* On the way out: what is kept, written now (no flow.added). */
+/* On the way out, after fm_marks_stop: what is kept, written now (no
+ * flow.added). */
 void fm_marks_flush_sync(struct fm_ctx *ctx);
 
 /* ---- send.c: store then publish FlowMods ---- */

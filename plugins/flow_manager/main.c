@@ -186,8 +186,7 @@ static int fm_init(kytos_napp *napp, char **errmsg)
     kytos_napp_set_data(napp, ctx);
     if ((rc = fm_rest_list_register(ctx)) != KYTOS_OK ||
         (rc = fm_rest_flows_register(ctx)) != KYTOS_OK ||
-        (rc = fm_acks_subscribe(ctx)) != KYTOS_OK || (rc = subscribe_switches(ctx)) != KYTOS_OK ||
-        (rc = fm_marks_start(ctx)) != KYTOS_OK) {
+        (rc = fm_acks_subscribe(ctx)) != KYTOS_OK || (rc = subscribe_switches(ctx)) != KYTOS_OK) {
         *errmsg = dup_msg("registering routes or subscriptions failed");
         return rc;
     }
@@ -198,9 +197,12 @@ static int fm_init(kytos_napp *napp, char **errmsg)
 static int fm_start(kytos_napp *napp)
 {
     struct fm_ctx *ctx = kytos_napp_data(napp);
-    if (ctx)
-        fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE, NULL);
-    return KYTOS_OK;
+    if (!ctx)
+        return KYTOS_OK;
+    fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE, NULL);
+    /* here, not in init: a NApp the host refuses after its init is not
+     * stopped, and the thread would outlive its code */
+    return fm_marks_start(ctx);
 }
 
 static void fm_stop(kytos_napp *napp)
@@ -209,6 +211,7 @@ static void fm_stop(kytos_napp *napp)
     if (!ctx)
         return;
     kytos_napp_set_data(napp, NULL);
+    fm_marks_stop(ctx);
     fm_marks_flush_sync(ctx);
     fm_marks_free(ctx->marks);
     fm_switches_free(ctx->switches);

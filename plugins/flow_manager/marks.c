@@ -17,9 +17,11 @@
  *     barriers come back before that commit's callback has returned.  Its
  *     marks are written as soon as it is done, as before;
  *   - yes (a failover's movers): once flow_manager's writes have been quiet
- *     for QUIET_MS (a timer looks every TICK_MS), in chunks of CHUNK, each
- *     queued when the one before it is committed and only while still
- *     quiet: a flow write that comes meanwhile waits for one chunk at most.
+ *     for QUIET_MS, in chunks of CHUNK, each queued when the one before it
+ *     is committed and only while still quiet: a flow write that comes
+ *     meanwhile waits for one chunk at most.  A thread of ours waits for
+ *     the quiet, and sleeps while nothing is kept: a host timer every 25 ms
+ *     cost an idle kytosd 1% of a core (a job on the app pool each time).
  * Writing them in the gaps between a failover's writes instead (measured:
  * chunks of 64 as soon as nothing was in flight) gave all of the gain back:
  * any mark ahead of a mover's write delays it.  Oldest first, not by id:
@@ -39,12 +41,12 @@
  * guarded by ctx->order. */
 #include "fm.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define QUIET_MS 25          /* no flow write queued or in flight for this long */
-#define TICK_MS 25
 #define CHUNK 1024
 #define BUSY_MS 100          /* flow writes overlapped this recently: a burst */
 #define MAX 262144u
@@ -68,6 +70,9 @@ struct fm_marks {
     atomic_int_fast64_t last_ms; /* when one was last queued or committed */
     int64_t overlap_ms;      /* when one was last queued while another was in flight */
     size_t kept, dropped;    /* since the last time none was kept, for the log */
+    pthread_cond_t cv;       /* with ctx->order: the thread's wake-up, and flushing's end */
+    pthread_t th;
+    int started, stop;
 };
 
 static int64_t now_ms(void)
@@ -90,6 +95,13 @@ struct fm_marks *fm_marks_new(void)
     }
     atomic_init(&m->inflight, 0);
     atomic_init(&m->last_ms, 0);
+    {
+        pthread_condattr_t a;
+        pthread_condattr_init(&a);
+        pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+        pthread_cond_init(&m->cv, &a);
+        pthread_condattr_destroy(&a);
+    }
     return m;
 }
 
@@ -103,6 +115,7 @@ void fm_marks_free(struct fm_marks *m)
             json_object_put(k->ev);
             free(k);
         }
+    pthread_cond_destroy(&m->cv);
     free(m->b);
     free(m);
 }
@@ -163,7 +176,7 @@ static void unlink_mark(struct fm_marks *m, struct mark *k)
     m->n--;
 }
 
-static void flush_locked(struct fm_ctx *ctx, int lone);
+static bool flush_locked(struct fm_ctx *ctx, int lone);
 
 void fm_marks_write_queued(struct fm_ctx *ctx)
 {
@@ -236,8 +249,10 @@ int fm_marks_keep(struct fm_ctx *ctx, const char *id, struct json_object *ev)
     else
         m->oldest = k;
     m->newest = k;
-    if (m->n++ == 0)
+    if (m->n++ == 0) {
         m->since_ms = now_ms();
+        pthread_cond_signal(&m->cv);   /* the thread waits for the quiet now */
+    }
     m->kept++;
     if (m->n > ((size_t)1 << m->bits) && m->bits < 18)
         grow(m);
@@ -309,18 +324,24 @@ static struct fm_confirm_job *take_chunk(struct fm_ctx *ctx)
 }
 
 /* Queue the next chunk if the marks are due, or at once for a lone
- * install (ctx->order held). */
-static void flush_locked(struct fm_ctx *ctx, int lone)
+ * install (ctx->order held).  False when one was due but refused. */
+static bool flush_locked(struct fm_ctx *ctx, int lone)
 {
+    struct fm_marks *m = ctx->marks;
     struct fm_confirm_job *j;
 
-    if (!(lone ? ctx->marks->n && !ctx->marks->flushing : due(ctx)) || !(j = take_chunk(ctx)))
-        return;
+    if (m->stop || !(lone ? m->n && !m->flushing : due(ctx)))
+        return true;
+    if (!(j = take_chunk(ctx)))
+        return false;
     j->chained = 1;
-    ctx->marks->flushing = 1;
-    /* refused (and freed): the rest waits for the next tick */
-    if (fm_confirm_submit_locked(j) != KYTOS_OK)
-        ctx->marks->flushing = 0;
+    m->flushing = 1;
+    if (fm_confirm_submit_locked(j) != KYTOS_OK) {   /* refused, and freed */
+        m->flushing = 0;
+        pthread_cond_broadcast(&m->cv);
+        return false;
+    }
+    return true;
 }
 
 void fm_marks_kept(struct fm_ctx *ctx)
@@ -331,6 +352,7 @@ void fm_marks_kept(struct fm_ctx *ctx)
 void fm_marks_chunk_done(struct fm_ctx *ctx)
 {
     struct fm_marks *m = ctx->marks;
+    kytos_napp *napp = ctx->napp;
     size_t kept = 0, dropped = 0;
 
     pthread_mutex_lock(&ctx->order);
@@ -341,26 +363,86 @@ void fm_marks_chunk_done(struct fm_ctx *ctx)
         dropped = m->dropped;
         m->kept = m->dropped = 0;
     }
+    /* the thread (no longer quiet: it waits for the quiet again), and
+     * fm_marks_stop (waits for the chunk in flight) */
+    pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&ctx->order);
+    /* ctx may be gone from here on (fm_marks_stop saw flushing end) */
     if (kept)
-        kytos_log(ctx->napp, KYTOS_LOG_INFO,
+        kytos_log(napp, KYTOS_LOG_INFO,
                   "%zu flows confirmed while flow writes were in flight: marked installed "
                   "after them (%zu of them were written again first)", kept, dropped);
 }
 
-static void tick(kytos_napp *napp, void *ud)
+static void wait_until(struct fm_ctx *ctx, int64_t at_ms)
 {
-    struct fm_ctx *ctx = ud;
+    struct timespec ts = {.tv_sec = at_ms / 1000, .tv_nsec = (at_ms % 1000) * 1000000};
 
-    (void)napp;
+    pthread_cond_timedwait(&ctx->marks->cv, &ctx->order, &ts);
+}
+
+/* The thread: asleep while nothing is kept or a chunk is in flight; else
+ * it looks again when the quiet could have come (every QUIET_MS while a
+ * flow write is in flight). */
+static void *marks_main(void *arg)
+{
+    struct fm_ctx *ctx = arg;
+    struct fm_marks *m = ctx->marks;
+
     pthread_mutex_lock(&ctx->order);
-    flush_locked(ctx, 0);
+    while (!m->stop) {
+        int64_t now, at;
+        if (!m->n || m->flushing) {
+            pthread_cond_wait(&m->cv, &ctx->order);
+            continue;
+        }
+        now = now_ms();
+        if (due(ctx)) {
+            if (!flush_locked(ctx, 0))
+                wait_until(ctx, now + QUIET_MS);   /* refused: not at once again */
+            continue;
+        }
+        at = atomic_load(&m->last_ms) + QUIET_MS;
+        if (atomic_load(&m->inflight) > 0 || at <= now)
+            at = now + QUIET_MS;
+        if (at > m->since_ms + MAX_WAIT_MS)
+            at = m->since_ms + MAX_WAIT_MS;
+        wait_until(ctx, at > now ? at : now + 1);
+    }
     pthread_mutex_unlock(&ctx->order);
+    return NULL;
 }
 
 int fm_marks_start(struct fm_ctx *ctx)
 {
-    return kytos_timer_add(ctx->napp, TICK_MS, tick, ctx);
+    struct fm_marks *m = ctx->marks;
+
+    if (m->started)
+        return KYTOS_OK;
+    if (pthread_create(&m->th, NULL, marks_main, ctx) != 0)
+        return KYTOS_ENOMEM;
+    pthread_setname_np(m->th, "fm-marks");
+    m->started = 1;
+    return KYTOS_OK;
+}
+
+void fm_marks_stop(struct fm_ctx *ctx)
+{
+    struct fm_marks *m = ctx->marks;
+
+    pthread_mutex_lock(&ctx->order);
+    m->stop = 1;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&ctx->order);
+    if (m->started)
+        pthread_join(m->th, NULL);
+    m->started = 0;
+    /* a chunk the thread queued after the host stopped waiting for our
+     * writes: its commit still calls us */
+    pthread_mutex_lock(&ctx->order);
+    while (m->flushing)
+        pthread_cond_wait(&m->cv, &ctx->order);
+    pthread_mutex_unlock(&ctx->order);
 }
 
 void fm_marks_flush_sync(struct fm_ctx *ctx)

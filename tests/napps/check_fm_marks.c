@@ -3,7 +3,7 @@
  * flow write is in flight, written once the writes are quiet, oldest
  * first, one chunk at a time, never over a newer write of the flow.  The
  * host and acks.c are stand-ins here that record what marks.c asks of
- * them. */
+ * them; the test plays the store, committing the chunks queued. */
 #include "check_tap.h"
 #include "await.h"
 #include "fm.h"
@@ -17,10 +17,8 @@
 #define MAX_JOBS 64
 
 static struct fm_confirm_job *jobs[MAX_JOBS];
-static size_t njobs, published, bulk_ops, bulk_calls;
+static size_t njobs, done_jobs, published, bulk_ops, bulk_calls;   /* njobs: under ctx.order */
 static char last_published[64];
-static kytos_timer_fn timer;
-static void *timer_ud;
 
 static int fake_publish_give(kytos_napp *n, const char *name, struct json_object *c,
                              const struct kytos_pub_opts *o)
@@ -37,14 +35,6 @@ static int fake_publish_give(kytos_napp *n, const char *name, struct json_object
 static void fake_logv(const kytos_napp *n, int level, const char *fmt, va_list ap)
 {
     (void)n, (void)level, (void)fmt, (void)ap;
-}
-
-static int fake_timer_add(kytos_napp *n, unsigned ms, kytos_timer_fn fn, void *ud)
-{
-    (void)n, (void)ms;
-    timer = fn;
-    timer_ud = ud;
-    return KYTOS_OK;
 }
 
 static int fake_bulk(kytos_napp *n, const char *coll, const struct kytos_write *ops, size_t count,
@@ -104,17 +94,37 @@ static void setup(void)
     api.struct_size = sizeof api;
     api.event_publish_give = fake_publish_give;
     api.logv = fake_logv;
-    api.timer_add = fake_timer_add;
     api.store_bulk = fake_bulk;
     memset(&ctx, 0, sizeof ctx);
     pthread_mutex_init(&ctx.order, NULL);
     ck_assert_ptr_nonnull(ctx.marks = fm_marks_new());
     ck_assert_int_eq(fm_marks_start(&ctx), KYTOS_OK);
-    njobs = published = bulk_ops = bulk_calls = 0;
+    njobs = done_jobs = published = bulk_ops = bulk_calls = 0;
+}
+
+static size_t jobs_queued(void)
+{
+    size_t n;
+
+    pthread_mutex_lock(&ctx.order);
+    n = njobs;
+    pthread_mutex_unlock(&ctx.order);
+    return n;
+}
+
+/* The store commits the chunks queued so far (each may queue the next). */
+static void commit_chunks(void)
+{
+    while (done_jobs < jobs_queued()) {
+        done_jobs++;
+        fm_marks_chunk_done(&ctx);
+    }
 }
 
 static void teardown(void)
 {
+    commit_chunks();
+    fm_marks_stop(&ctx);
     for (size_t i = 0; i < njobs; i++)
         job_free(jobs[i]);
     fm_marks_free(ctx.marks);
@@ -159,14 +169,23 @@ static void keep(unsigned from, unsigned to)
 
 static bool a_chunk_queued(const void *want)
 {
-    timer(NULL, timer_ud);   /* the host's timer, run by hand */
-    return njobs >= *(const size_t *)want;
+    return jobs_queued() >= *(const size_t *)want;
 }
 
-/* Until the timer queued chunk number want (1-based); fails after 2 s. */
+/* Until marks.c's thread queued chunk number want (1-based); fails after 2 s. */
 static void await_chunks(size_t want)
 {
     ck_assert_msg(await_until(a_chunk_queued, &want, 2000), "chunk %zu never queued", want);
+}
+
+/* Nothing queued for a while: QUIET_MS (25) more than twice over, less
+ * than BUSY_MS (100). */
+static void assert_none_queued_for_a_while(size_t n)
+{
+    struct timespec step = {0, 60 * 1000000L};
+
+    nanosleep(&step, NULL);
+    ck_assert_uint_eq(jobs_queued(), n);
 }
 
 static void assert_chunk(size_t k, unsigned from, unsigned to)
@@ -202,9 +221,9 @@ START_TEST(a_lone_install_is_marked_at_once)
 {
     writes_queued(1);
     keep(0, 10);
-    ck_assert_uint_eq(njobs, 0);
+    ck_assert_uint_eq(jobs_queued(), 0);
     writes_done(1);
-    ck_assert_uint_eq(njobs, 1);
+    ck_assert_uint_eq(jobs_queued(), 1);
     assert_chunk(0, 0, 10);
 }
 END_TEST
@@ -213,25 +232,26 @@ START_TEST(kept_while_a_write_is_in_flight_then_written_oldest_first)
 {
     writes_queued(3);   /* a burst: writes that overlap */
     keep(0, 2500);
-    /* in flight: the timer writes nothing, however long */
-    for (int i = 0; i < 5; i++)
-        timer(NULL, timer_ud);
-    ck_assert_uint_eq(njobs, 0);
-    writes_done(3);
-    ck_assert_uint_eq(njobs, 0);   /* a burst's last write: not before the quiet */
+    /* in flight: nothing is written, however long */
+    assert_none_queued_for_a_while(0);
+    writes_queued(1);   /* the burst goes on */
+    writes_done(4);
+    ck_assert_uint_eq(jobs_queued(), 0);   /* a burst's last write: not before the quiet */
     await_chunks(1);
     assert_chunk(0, 0, 1024);
     /* one chunk at a time: the next once the first is committed */
-    timer(NULL, timer_ud);
-    ck_assert_uint_eq(njobs, 1);
+    assert_none_queued_for_a_while(1);
+    done_jobs++;
     fm_marks_chunk_done(&ctx);
-    ck_assert_uint_eq(njobs, 2);
+    ck_assert_uint_eq(jobs_queued(), 2);
     assert_chunk(1, 1024, 2048);
+    done_jobs++;
     fm_marks_chunk_done(&ctx);
-    ck_assert_uint_eq(njobs, 3);
+    ck_assert_uint_eq(jobs_queued(), 3);
     assert_chunk(2, 2048, 2500);
+    done_jobs++;
     fm_marks_chunk_done(&ctx);
-    ck_assert_uint_eq(njobs, 3);
+    assert_none_queued_for_a_while(3);
     pthread_mutex_lock(&ctx.order);
     ck_assert(!fm_marks_keeping(&ctx));
     pthread_mutex_unlock(&ctx.order);
@@ -244,11 +264,13 @@ START_TEST(a_write_in_flight_holds_the_rest_back)
     keep(0, 1500);
     writes_done(3);
     await_chunks(1);
-    writes_queued(1);   /* a mover's next write */
+    writes_queued(2);   /* the movers' next writes */
+    done_jobs++;
     fm_marks_chunk_done(&ctx);
-    ck_assert_uint_eq(njobs, 1);   /* not ahead of it */
-    writes_done(1);
-    ck_assert_uint_eq(njobs, 1);   /* still a burst: the quiet first */
+    assert_none_queued_for_a_while(1);   /* not ahead of them */
+    writes_queued(1);   /* the burst goes on (however slow this machine) */
+    writes_done(3);
+    ck_assert_uint_eq(jobs_queued(), 1);   /* still a burst: the quiet first */
     await_chunks(2);
     assert_chunk(1, 1024, 1500);
 }
@@ -274,7 +296,7 @@ START_TEST(a_newer_write_drops_the_mark_and_its_event_still_goes)
     ck_assert_uint_eq(published, 1);
     ck_assert_str_eq(last_published, "flow-a");
     writes_done(1);
-    ck_assert_uint_eq(njobs, 1);
+    ck_assert_uint_eq(jobs_queued(), 1);
     ck_assert_uint_eq(jobs[0]->n, 1);
     ck_assert_str_eq(jobs[0]->it[0].id, b);
 }
@@ -284,10 +306,11 @@ START_TEST(what_is_kept_at_stop_is_written_then)
 {
     writes_queued(1);
     keep(0, 300);
+    fm_marks_stop(&ctx);   /* as fm_stop does first */
     fm_marks_flush_sync(&ctx);
     ck_assert_uint_eq(bulk_ops, 300);
     ck_assert_uint_eq(bulk_calls, 2);
-    ck_assert_uint_eq(njobs, 0);
+    ck_assert_uint_eq(jobs_queued(), 0);   /* still in flight: none queued */
 }
 END_TEST
 
