@@ -428,7 +428,10 @@ int kh_store_count(kh_store *s, const char *coll, struct json_object *filter, in
 }
 
 /* The argument checks of a bulk write (n > 0); 0 or the error in e. */
-static int check_bulk(const char *coll, const struct kytos_write *ops, size_t n, struct kytos_error *e)
+/* values 0: the patches' values are left to kh_store_sqlite_bulk_prepare,
+ * which writes them as text and checks them on the way. */
+static int check_bulk(const char *coll, const struct kytos_write *ops, size_t n, int values,
+                      struct kytos_error *e)
 {
     /* the update checked last: a bulk often gives every op the same one
      * (flow_manager's "installed" and "deleted" marks), checked once */
@@ -454,7 +457,7 @@ static int check_bulk(const char *coll, const struct kytos_write *ops, size_t n,
         else if (w->op == KYTOS_WRITE_PATCH && (w->flags & ~(unsigned)KYTOS_STORE_UPSERT))
             rc = kh_store_err(&oe, KYTOS_EINVAL, "unknown flags 0x%x", w->flags);
         else if (w->op == KYTOS_WRITE_PATCH && w->doc != checked) {
-            if ((rc = kh_update_check(w->doc, &oe)) == 0)
+            if ((rc = kh_update_check_ex(w->doc, values, &oe)) == 0)
                 checked = w->doc;
         } else
             rc = 0;
@@ -476,7 +479,7 @@ int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write 
         rc = kh_store_err(&e, KYTOS_EINVAL, "bulk_async needs a done callback");
     else if (n == 0)
         rc = kh_store_err(&e, KYTOS_EINVAL, "bulk: no operations");
-    else if ((rc = check_bulk(coll, ops, n, &e)) == 0)
+    else if ((rc = check_bulk(coll, ops, n, !s->embedded, &e)) == 0)
         rc = injected(s, coll, &e);
     if (rc == 0 && (!(w = calloc(1, sizeof *w)) || !(w->ops = calloc(n, sizeof *w->ops)) ||
                     !(w->coll = strdup(coll))))
@@ -493,9 +496,9 @@ int kh_store_bulk_async(kh_store *s, const char *coll, const struct kytos_write 
             w->ops[k].doc = ops[k].doc;
         w->done = done;
         w->ud = ud;
-        if (s->embedded)
-            kh_store_sqlite_bulk_prepare(w);
-        if ((rc = kh_store_async_submit(s->async, w, &e)) == 0)
+        /* the embedded store's prepare also checks the patches' values */
+        if ((!s->embedded || (rc = kh_store_sqlite_bulk_prepare(w, &e)) >= 0) &&
+            (rc = kh_store_async_submit(s->async, w, &e)) == 0)
             return 0;
         for (k = 0; k < n; k++)
             w->ops[k].doc = NULL;
@@ -516,7 +519,7 @@ int kh_store_bulk(kh_store *s, const char *coll, const struct kytos_write *ops, 
     CHECK(kh_store_check_coll(coll, &e));
     if (n == 0)
         return finish(s, op, 0, &e, err);
-    CHECK(check_bulk(coll, ops, n, &e));
+    CHECK(check_bulk(coll, ops, n, 1, &e));
     CHECK(injected(s, coll, &e));
     return finish(s, op, s->b->ops->bulk(s->b, coll, ops, n, &e), &e, err);
 }

@@ -89,6 +89,10 @@ int kh_value_check(struct json_object *v, int depth, const char *what, struct ky
 
 /* ---- updates: {"$set": {...}, "$unset": {...}, "$setOnInsert": {...}} ---- */
 int kh_update_check(struct json_object *update, struct kytos_error *err);
+/* The same, the values' own checks (kh_value_check's) left out when
+ * values is 0: for an update whose values the caller writes as text at
+ * once (kh_json_write checks the same things, with the same messages). */
+int kh_update_check_ex(struct json_object *update, int values, struct kytos_error *err);
 /* Apply a checked update in place; inserting = the document is being
  * created by an upsert ($setOnInsert applies). */
 int kh_update_apply(struct json_object *doc, struct json_object *update, int inserting,

@@ -109,10 +109,12 @@ void kh_store_async_status(struct kh_store_async *a, struct json_object *st);
 
 /* SQLite's batch (store_sqlite_merge.c). */
 void kh_store_sqlite_bulk_batch(struct kh_store_backend *b, struct kh_async_write *list);
-/* Before w is queued, on the caller's thread: its puts' texts (w's
- * pre_text, pre_offs).  Anything wrong leaves them to the writer, which
- * reports it as before. */
-void kh_store_sqlite_bulk_prepare(struct kh_async_write *w);
+/* Before w is queued, on the caller's thread: its puts' texts and its
+ * patches' values (w's pre_*).  It also finishes check_bulk's work: a
+ * patch whose values kh_update_check refuses refuses the bulk (negative,
+ * err set, "bulk op K: ..."; nothing is queued).  Anything else wrong
+ * leaves the texts to the writer, which reports it as before. */
+int kh_store_sqlite_bulk_prepare(struct kh_async_write *w, struct kytos_error *err);
 
 /* Every cursor starts with this header; kh_cursor_next/free dispatch on it. */
 struct kytos_cursor {

@@ -506,14 +506,32 @@ out:
     return taken;
 }
 
-void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
+/* check_bulk left patch k's values to us: check them (0, or negative with
+ * err "bulk op K: ..." as check_bulk says it). */
+static int check_values(const struct kh_async_write *w, size_t k, struct kytos_error *err)
+{
+    struct kytos_error oe = {0};
+    int rc = kh_update_check(w->ops[k].doc, &oe);
+
+    return rc < 0 ? kh_store_err(err, rc, "bulk op %zu: %s", k, oe.message) : 0;
+}
+
+/* Was patch k's update (the same object as patch k - 1's) checked or
+ * planned with it? */
+static int shares_update(const struct kh_async_write *w, size_t k)
+{
+    return k && w->ops[k - 1].op == KYTOS_WRITE_PATCH && w->ops[k].doc == w->ops[k - 1].doc;
+}
+
+int kh_store_sqlite_bulk_prepare(struct kh_async_write *w, struct kytos_error *err)
 {
     struct ku_buf t = KU_BUF_INIT;
     struct kytos_error e = {0};
     struct kh_plan pl;
-    size_t *offs = calloc(w->n + 1, sizeof *offs), *vfirst = calloc(w->n + 1, sizeof *vfirst), k;
+    size_t *offs = calloc(w->n + 1, sizeof *offs), *vfirst = calloc(w->n + 1, sizeof *vfirst), k = 0;
     uint32_t *vl = NULL;
     size_t nvl = 0, cvl = 0;
+    int rc;
 
     if (!offs || !vfirst)
         goto fail;
@@ -524,11 +542,15 @@ void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
         if (op->op == KYTOS_WRITE_PUT || op->op == KYTOS_WRITE_INSERT) {
             if (kh_doc_write(&t, op->doc, op->id, &e) < 0)
                 goto fail;   /* the writer says what is wrong */
-        } else if (op->op == KYTOS_WRITE_PATCH && !(k && op->doc == w->ops[k - 1].doc)) {
-            /* (an update shared with the op before is planned once by the
-             * writer: sq_bulk_run) */
+        } else if (op->op == KYTOS_WRITE_PATCH && !shares_update(w, k)) {
+            /* (an update shared with the patch before is planned once by
+             * the writer: sq_bulk_run) */
             if (kh_plan_make(&pl, op->doc, &t, &e) != 0) {
-                t.len = offs[k];   /* the writer plans it, and says what is wrong */
+                /* a value it cannot write, or an update it does not plan:
+                 * the full check tells which; the writer plans the rest */
+                t.len = offs[k];
+                if ((rc = check_values(w, k, err)) < 0)
+                    goto refuse;
                 continue;
             }
             if (cvl - nvl < KH_PLAN_MAX_FIELDS) {
@@ -551,12 +573,20 @@ void kh_store_sqlite_bulk_prepare(struct kh_async_write *w)
     w->pre_offs = offs;
     w->pre_vfirst = vfirst;
     w->pre_vlens = vl;
-    return;
+    return 0;
 fail:
+    /* the writer does it all; the values not written yet are checked here */
+    for (size_t j = k; j < w->n; j++)
+        if (w->ops[j].op == KYTOS_WRITE_PATCH && !(j > k && shares_update(w, j)) &&
+            (rc = check_values(w, j, err)) < 0)
+            goto refuse;
+    rc = 0;
+refuse:
     ku_buf_free(&t);
     free(offs);
     free(vfirst);
     free(vl);
+    return rc;
 }
 
 /* kytos_store_bulk_async's writer: every queued bulk in one transaction,

@@ -29,6 +29,11 @@ static int op_kind(const char *op)
 
 int kh_update_check(struct json_object *update, struct kytos_error *err)
 {
+    return kh_update_check_ex(update, 1, err);
+}
+
+int kh_update_check_ex(struct json_object *update, int values, struct kytos_error *err)
+{
     struct kh_path stack[KH_UPDATE_STACK_PATHS], *paths = stack;
     size_t n = 0, total = 0;
     int rc = 0;
@@ -69,7 +74,7 @@ int kh_update_check(struct json_object *update, struct kytos_error *err)
                 rc = kh_store_err(err, KYTOS_EINVAL, "%s: the _id field cannot be changed", op);
                 goto out;
             }
-            if (kind != 2 && (rc = kh_value_check(val, paths[n].n, op, err)) < 0)
+            if (values && kind != 2 && (rc = kh_value_check(val, paths[n].n, op, err)) < 0)
                 goto out;
             for (size_t k = 0; k < n; k++) {
                 if (kh_path_conflict(&paths[k], &paths[n])) {

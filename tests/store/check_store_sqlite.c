@@ -745,6 +745,77 @@ START_TEST(queued_upserts_written_by_their_thread)
 }
 END_TEST
 
+/* The queuing thread writes a bulk's patch values as text and checks them
+ * on the way (check_bulk leaves them to it): a value a document may not
+ * hold still refuses the whole bulk at once, as check_bulk said it, and
+ * nothing is written.  Also an update the plan does not take (too many
+ * fields), one shared by two patches, and one after a put the writer has
+ * to write itself (its document is not valid). */
+START_TEST(queued_patch_values_refused_at_once)
+{
+    kh_store *s = open_disk();
+    struct kytos_error e = {0};
+    _Atomic int done = 0;
+    char buf[64];
+    static const char *const bad[] = {
+        "{\"$set\": {\"a\": 1, \"b\": \"\xff\"}}",       /* not UTF-8 */
+        "{\"$setOnInsert\": {\"x\": {\"y\": 1e999}}}",    /* Infinity */
+    };
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(put_json(s, "c", "k", "{\"v\": 1}"), 0);
+    for (int shape = 0; shape < 4; shape++) {
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            struct kytos_write ops[3];
+            struct json_object *good = json_tokener_parse("{\"$set\": {\"v\": 2}}");
+            struct json_object *upd = json_tokener_parse(bad[b]);
+            size_t n = 2, at = 1;
+            ck_assert_ptr_nonnull(upd);
+            if (shape == 1) {   /* too many fields to plan: the full check */
+                struct json_object *set = json_object_object_get(upd, "$set");
+                if (!set)
+                    set = json_object_object_get(upd, "$setOnInsert");
+                for (int f = 0; f < 80; f++) {
+                    char key[16];
+                    snprintf(key, sizeof key, "f%d", f);
+                    json_object_object_add(set, key, json_object_new_int(f));
+                }
+            }
+            ops[0] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "k", .doc = good};
+            ops[1] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "k", .doc = upd,
+                                          .flags = KYTOS_STORE_UPSERT};
+            if (shape == 2) {   /* the same update again, after a put */
+                ops[0] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = "p",
+                                              .doc = json_tokener_parse("{\"v\": 3}")};
+                json_object_put(good);
+                ops[2] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = "k",
+                                              .doc = json_object_get(upd)};
+                n = 3;
+            }
+            if (shape == 3) {   /* a put the queuing thread cannot write first */
+                struct json_object *d = json_object_new_object();
+                json_object_object_add(d, "d", json_object_new_double(1.0 / 0.0));
+                ops[0] = (struct kytos_write){.op = KYTOS_WRITE_PUT, .id = "p", .doc = d};
+                json_object_put(good);
+            }
+            ck_assert_int_eq(kh_store_bulk_async(s, "c", ops, n, async_done, (void *)&done, &e),
+                             KYTOS_EINVAL);
+            snprintf(buf, sizeof buf, "bulk op %zu: ", at);
+            ck_assert_msg(strncmp(e.message, buf, strlen(buf)) == 0, "%s", e.message);
+            ck_assert_msg(strstr(e.message, b ? "Infinity" : "UTF-8") != NULL, "%s", e.message);
+        }
+    }
+    ck_assert_int_eq(kh_store_async_wait(s, 5000), 0);
+    ck_assert_int_eq(atomic_load(&done), 0);   /* no callback: nothing was queued */
+    ck_assert_str_eq(field_text(s, "c", "k", "v", buf, sizeof buf), "1");
+    {
+        struct json_object *o = NULL;
+        ck_assert_int_eq(kh_store_get(s, "c", "p", &o, &e), KYTOS_ENOTFOUND);
+    }
+    close_disk(s);
+}
+END_TEST
+
 START_TEST(checkpointer_woken_by_wal_growth_not_by_every_commit)
 {
     struct kytos_error e = {0};
@@ -1371,6 +1442,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, checkpointer_restarts_wal);
     tcase_add_test(tc, bulk_patches_share_one_update);
     tcase_add_test(tc, queued_upserts_written_by_their_thread);
+    tcase_add_test(tc, queued_patch_values_refused_at_once);
     tcase_add_test(tc, checkpointer_woken_by_wal_growth_not_by_every_commit);
     tcase_add_test(tc, wal_frames_written_at_once_per_commit);
     tcase_add_test(tc, failed_wal_write_fails_the_commit);
