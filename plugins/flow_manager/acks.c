@@ -119,14 +119,30 @@ static void drop_stale(struct fm_confirm_job *j)
     j->n = k;
 }
 
-/* Queue {"$set": {"state": "installed", "updated_at": now}} for every item
- * of j, which the callback then owns. */
+struct json_object *fm_installed_update(void)
+{
+    struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
+    char now[32];
+
+    if (!upd || !set) {
+        json_object_put(upd);
+        json_object_put(set);
+        return NULL;
+    }
+    fm_now_iso(now);
+    kytos_json_add_lit(set, "state", json_object_new_string("installed"));
+    kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
+    kytos_json_add_lit(upd, "$set", set);
+    return upd;
+}
+
+/* Queue fm_installed_update() for every item of j, which the callback then
+ * owns. */
 int fm_confirm_submit_locked(struct fm_confirm_job *j)
 {
-    struct json_object *upd, *set;
+    struct json_object *upd;
     struct kytos_write *ops;
     struct kytos_error err = {0};
-    char now[32];
     struct fm_ctx *ctx = j->ctx;
     size_t k;
     int rc;
@@ -136,21 +152,15 @@ int fm_confirm_submit_locked(struct fm_confirm_job *j)
         confirm_job_free(j);
         return KYTOS_ENOTFOUND;
     }
-    upd = json_object_new_object();
-    set = json_object_new_object();
+    upd = fm_installed_update();
     ops = calloc(j->n, sizeof *ops);
-    if (!upd || !set || !ops) {
+    if (!upd || !ops) {
         json_object_put(upd);
-        json_object_put(set);
         free(ops);
         kytos_log(ctx->napp, KYTOS_LOG_ERROR, "marking flows installed: out of memory");
         confirm_job_free(j);
         return KYTOS_ENOMEM;
     }
-    fm_now_iso(now);
-    kytos_json_add_lit(set, "state", json_object_new_string("installed"));
-    kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
-    kytos_json_add_lit(upd, "$set", set);
     /* the store takes one reference per op: ours is the first one's */
     for (k = 0; k < j->n; k++) {
         ops[k].op = KYTOS_WRITE_PATCH;

@@ -125,6 +125,8 @@ struct fm_confirm_job {
 
 /* Room for n items (none used yet), or NULL. */
 struct fm_confirm_job *fm_confirm_job_new(struct fm_ctx *ctx, size_t n);
+/* {"$set": {"state": "installed", "updated_at": now}}, or NULL. */
+struct json_object *fm_installed_update(void);
 /* Queue j's marks (ctx->order held), the items checked dropped when their
  * flow was written since; j is the callback's then.  KYTOS_OK when queued;
  * else j was freed (nothing left to write, or the store refused it). */

@@ -448,36 +448,23 @@ void fm_marks_stop(struct fm_ctx *ctx)
 void fm_marks_flush_sync(struct fm_ctx *ctx)
 {
     struct kytos_write ops[256];
-    struct json_object *upd = NULL;
+    struct json_object *upd;
     struct kytos_error err = {0};
-    char now[32];
     size_t n = 0, total = 0;
     struct fm_marks *m = ctx->marks;
 
-    if (!m || !m->n)
+    if (!m || !m->n || !(upd = fm_installed_update()))
         return;
-    fm_now_iso(now);
-    {
-        for (struct mark *k = m->oldest; k; k = k->newer) {
-            if (!upd) {
-                struct json_object *set = json_object_new_object();
-                upd = json_object_new_object();
-                kytos_json_add_lit(set, "state", json_object_new_string("installed"));
-                kytos_json_add_lit(set, "updated_at", json_object_new_string(now));
-                kytos_json_add_lit(upd, "$set", set);
-            }
-            ops[n++] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = k->id, .doc = upd};
-            if (n == sizeof ops / sizeof ops[0]) {
-                /* a flow deleted since fails its chunk: it stays pending,
-                 * as a mark lost to a restart would */
-                if (kytos_store_bulk(ctx->napp, FM_COLL, ops, n, &err) == KYTOS_OK)
-                    total += n;
-                n = 0;
-            }
+    for (struct mark *k = m->oldest; k; k = k->newer) {
+        ops[n++] = (struct kytos_write){.op = KYTOS_WRITE_PATCH, .id = k->id, .doc = upd};
+        if (n == sizeof ops / sizeof ops[0] || !k->newer) {
+            /* a flow deleted since fails its chunk: it stays pending, as a
+             * mark lost to a restart would */
+            if (kytos_store_bulk(ctx->napp, FM_COLL, ops, n, &err) == KYTOS_OK)
+                total += n;
+            n = 0;
         }
     }
-    if (n && kytos_store_bulk(ctx->napp, FM_COLL, ops, n, &err) == KYTOS_OK)
-        total += n;
     json_object_put(upd);
     kytos_log(ctx->napp, KYTOS_LOG_INFO, "%zu flows marked installed on the way out", total);
 }

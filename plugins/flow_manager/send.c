@@ -197,10 +197,11 @@ static int ordered_locked(struct fm_ctx *ctx, const struct kytos_write *ops, siz
         if (gens)
             gens[k] = first + (uint32_t)k;
     }
-    fm_marks_written(ctx, ops, n);
     fm_marks_write_queued(ctx);
     rc = kytos_store_bulk_async_give(ctx->napp, FM_COLL, ops, n, flow_write_done, fw, err);
-    if (rc != KYTOS_OK) {
+    if (rc == KYTOS_OK) {
+        fm_marks_written(ctx, ops, n);   /* the ids are still ours; only a queued write drops */
+    } else {
         fm_marks_write_done(ctx, 1);
         free(fw);
     }

@@ -71,9 +71,9 @@ int fm_confirm_submit_locked(struct fm_confirm_job *j)
     return KYTOS_OK;
 }
 
-void fm_now_iso(char out[32])
+struct json_object *fm_installed_update(void)
 {
-    snprintf(out, 32, "2026-12-03T00:00:00.000000");
+    return json_tokener_parse("{\"$set\": {\"state\": \"installed\"}}");
 }
 
 static void job_free(struct fm_confirm_job *j)
