@@ -388,17 +388,14 @@ static void add_cookie_range(struct json_object *filter, const struct fm_batch *
     }
 }
 
-/* delete: soft-delete the stored flows of each switch that the request's
- * flows match non-strictly (delete_matched_flows). */
-static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char *now,
-                        struct fm_result *res)
+/* The ids of the stored flows of b's switch that b's flows match
+ * non-strictly (Kytos' delete_matched_flows), appended to *ids. */
+static int matched_ids(struct fm_ctx *ctx, const struct fm_batch *b, char ***ids, size_t *nids,
+                       size_t *cap, int *read_failed, struct kytos_error *err)
 {
     struct json_object *filter = json_object_new_object(), *ne = json_object_new_object(), *doc;
-    struct kytos_error err = {0};
     kytos_cursor *cur = NULL;
-    struct kytos_write *ops = NULL;
-    char **ids = NULL;
-    size_t nids = 0, cap = 0, i;
+    size_t i;
     int rc;
 
     json_object_object_add(filter, "switch", json_object_new_string(b->dpid));
@@ -408,13 +405,13 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
     rc = kytos_store_find(ctx->napp, FM_COLL,
                           &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
                                                .filter = filter},
-                          &cur, &err);
+                          &cur, err);
     json_object_put(filter);
     if (rc != KYTOS_OK) {
-        set_error(res, 500, "Failed to read stored flows", &err);
-        return -1;
+        *read_failed = 1;
+        return rc;
     }
-    while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
+    while ((rc = kytos_cursor_next(cur, &doc, err)) == 1) {
         struct json_object *sflow = json_object_object_get(doc, "flow"), *idv;
         int cand = 0, hit = 0;
         /* Kytos loads the flows in any of the request's cookie ranges, then
@@ -425,28 +422,46 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
             hit = fm_flow_matches(&b->flows[i], sflow);
         idv = json_object_object_get(doc, "_id");
         if (hit && json_object_is_type(idv, json_type_string)) {
-            if (nids == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                char **n2 = realloc(ids, nc * sizeof *ids);
+            if (*nids == *cap) {
+                size_t nc = *cap ? *cap * 2 : 16;
+                char **n2 = realloc(*ids, nc * sizeof **ids);
                 if (!n2) {
                     json_object_put(doc);
                     rc = KYTOS_ENOMEM;
                     break;
                 }
-                ids = n2;
-                cap = nc;
+                *ids = n2;
+                *cap = nc;
             }
-            if (!(ids[nids] = strdup(json_object_get_string(idv)))) {
+            if (!((*ids)[*nids] = strdup(json_object_get_string(idv)))) {
                 json_object_put(doc);
                 rc = KYTOS_ENOMEM;   /* not a 202 that left a flow out */
                 break;
             }
-            nids++;   /* (a confirmation decided earlier: see fm_store_ordered) */
+            (*nids)++;   /* (a confirmation decided earlier: see fm_store_ordered) */
         }
         json_object_put(doc);
     }
     kytos_cursor_free(cur);
-    if (rc >= 0 && nids) {
+    return rc < 0 ? rc : KYTOS_OK;
+}
+
+/* delete: soft-delete the stored flows that the request's flows match, on
+ * each of its switches, in one ordered write: a request that names several
+ * switches (mef_eline's failover deletes a batch of EVCs' flows at once)
+ * waits for one commit, not one per switch. */
+static int store_delete(struct fm_ctx *ctx, const struct fm_batch *bs, size_t nb, const char *now,
+                        struct fm_result *res)
+{
+    struct kytos_error err = {0};
+    struct kytos_write *ops = NULL;
+    char **ids = NULL;
+    size_t nids = 0, cap = 0, i;
+    int rc = KYTOS_OK, read_failed = 0;
+
+    for (i = 0; i < nb && rc == KYTOS_OK; i++)
+        rc = matched_ids(ctx, &bs[i], &ids, &nids, &cap, &read_failed, &err);
+    if (rc == KYTOS_OK && nids) {
         struct json_object *upd = json_object_new_object(), *set = json_object_new_object();
         json_object_object_add(set, "state", json_object_new_string("deleted"));
         json_object_object_add(set, "updated_at", json_object_new_string(now));
@@ -470,7 +485,8 @@ static int store_delete(struct fm_ctx *ctx, const struct fm_batch *b, const char
     free(ids);
     free(ops);
     if (rc < 0) {
-        set_error(res, 500, "Failed to store flows", &err);
+        set_error(res, 500, read_failed ? "Failed to read stored flows" : "Failed to store flows",
+                  &err);
         return -1;
     }
     return 0;
@@ -629,9 +645,8 @@ void fm_install(struct fm_ctx *ctx, int cmd, const struct fm_batch *bs, size_t n
             return;
         }
     } else {
-        for (i = 0; i < nb; i++)
-            if (store_delete(ctx, &bs[i], now, res) != 0)
-                return;
+        if (store_delete(ctx, bs, nb, now, res) != 0)
+            return;
     }
     send_all(ctx, cmd, bs, nb, force, gens, res);
     free(gens);

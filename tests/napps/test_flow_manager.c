@@ -874,6 +874,55 @@ START_TEST(flows_by_switch_installs_on_each)
 }
 END_TEST
 
+/* A delete naming several switches is one store write, all or nothing:
+ * mef_eline's failover deletes a batch of EVCs' flows on many switches at
+ * once and waits for one commit, not one per switch.  Per switch, the
+ * second switch's write here would be the one failed, after the first
+ * switch's flows were marked deleted. */
+START_TEST(flows_by_switch_delete_is_one_write)
+{
+    size_t mods;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows_by_switch?force=true",
+                                "{\"" S1 "\":{\"flows\":[{\"priority\":11,\"cookie\":3}]},\"" S3
+                                "\":{\"flows\":[{\"priority\":12,\"cookie\":3},"
+                                "{\"priority\":13,\"cookie\":4}]}}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    mods = kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod");
+    /* the write after the next one fails */
+    ck_assert_int_eq(kytos_test_store_fail_after(th, "flows", KYTOS_EIO, 1, 1), 0);
+    ck_assert_uint_eq(status_of("DELETE", FM "v2/flows_by_switch?force=true",
+                                "{\"" S1 "\":{\"flows\":[{\"cookie\":3,\"cookie_mask\":18446744073709551615}]},\"" S3
+                                "\":{\"flows\":[{\"cookie\":3,\"cookie_mask\":18446744073709551615}]}}"),
+                      202);
+    ck_assert_int_eq(kytos_test_store_fail(th, "flows", KYTOS_EIO, 0), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_stored("?state=deleted", S1, 1);
+    expect_stored("?state=deleted", S3, 1);
+    expect_stored("?state=installed", S3, 1);   /* cookie 4 */
+    /* and a FlowMod (delete) to each switch */
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"),
+                      mods + 2);
+    /* a failed write deletes nothing, on any switch, and sends nothing */
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":14,\"cookie\":5}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    mods = kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod");
+    ck_assert_int_eq(kytos_test_store_fail(th, "flows", KYTOS_EIO, 1), 0);
+    ck_assert_uint_eq(status_of("DELETE", FM "v2/flows_by_switch?force=true",
+                                "{\"" S1 "\":{\"flows\":[{\"cookie\":5,\"cookie_mask\":18446744073709551615}]},\"" S3
+                                "\":{\"flows\":[{\"cookie\":4,\"cookie_mask\":18446744073709551615}]}}"),
+                      500);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_stored("?state=installed", S1, 1);
+    expect_stored("?state=installed", S3, 1);
+    ck_assert_uint_eq(kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod"),
+                      mods);
+}
+END_TEST
+
 /* flows_by_switch's own texts, in Kytos' order (main.py
  * _get_switches_from_request_by_switch): the body's shape before force,
  * then per switch its content, its flows, its cookies, and its dpid, whose
@@ -1216,6 +1265,7 @@ static Suite *suite(void)
     tcase_add_test(tc, delete_soft_deletes_matching_flows);
     tcase_add_test(tc, masked_delete_keeps_cookies_outside_its_range);
     tcase_add_test(tc, flows_by_switch_installs_on_each);
+    tcase_add_test(tc, flows_by_switch_delete_is_one_write);
     tcase_add_test(tc, flows_by_switch_texts_are_kytos);
     tcase_add_test(tc, cookie_range_is_cast_as_kytos_does);
     tcase_add_test(tc, unserialisable_flows_are_kytos_texts);
