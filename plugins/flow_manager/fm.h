@@ -147,7 +147,8 @@ void fm_marks_write_done(struct fm_ctx *ctx, int order_held);
  * than written now? */
 int fm_marks_keeping(struct fm_ctx *ctx);
 /* Keep id's mark (ev, its flow.added content or NULL, is taken); -1 when
- * it cannot be kept (out of memory: write it now; ev still the caller's). */
+ * it cannot be kept (as many kept as marks.c holds, an id too long, or out
+ * of memory): write it now, ev still the caller's. */
 int fm_marks_keep(struct fm_ctx *ctx, const char *id, struct json_object *ev);
 /* After fm_marks_keep: the kept marks go if the flow writes are quiet. */
 void fm_marks_kept(struct fm_ctx *ctx);

@@ -36,9 +36,11 @@
  * id (a failover writes more flows than it holds).  A dropped mark's
  * flow.added still goes out: the flow was installed.
  *
- * Bounded: past MAX kept, or once the oldest has waited MAX_WAIT_MS, they
- * are written whatever the load.  All state but the in-flight count is
- * guarded by ctx->order. */
+ * Bounded: at MAX kept, or once the oldest has waited MAX_WAIT_MS, they
+ * are written whatever the load; and while MAX are kept (a chunk of them in
+ * flight), a confirmation is not kept but written at once, as if nothing
+ * were in flight.  All state but the in-flight count is guarded by
+ * ctx->order. */
 #include "fm.h"
 
 #include <stdbool.h>
@@ -237,8 +239,8 @@ int fm_marks_keep(struct fm_ctx *ctx, const char *id, struct json_object *ev)
             return 0;
         }
     }
-    if (!(k = calloc(1, sizeof *k)))
-        return -1;
+    if (m->n >= MAX || !(k = calloc(1, sizeof *k)))
+        return -1;   /* full (or no memory): written at once by the caller */
     memcpy(k->id, id, strlen(id) + 1);
     k->ev = ev;
     k->next = m->b[j];
@@ -295,10 +297,8 @@ static int due(struct fm_ctx *ctx)
            m->n >= MAX || now - m->since_ms >= MAX_WAIT_MS;
 }
 
-/* Up to CHUNK kept marks, oldest first, into a job (ctx->order held); NULL
- * when none.  Oldest first, not by id: the flows were stored in that order,
- * so a chunk's rows are neighbours in the table (by id they were spread
- * over all of it: five times the pages written). */
+/* Up to CHUNK kept marks, oldest first (why: the top of this file), into a
+ * job (ctx->order held); NULL when none. */
 static struct fm_confirm_job *take_chunk(struct fm_ctx *ctx)
 {
     struct fm_marks *m = ctx->marks;

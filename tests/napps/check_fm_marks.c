@@ -302,6 +302,41 @@ START_TEST(a_newer_write_drops_the_mark_and_its_event_still_goes)
 }
 END_TEST
 
+/* marks.c's MAX: past it a confirmation is not kept but written at once
+ * (fm_marks_keep -1), also while a chunk of the kept ones is in flight. */
+#define MARKS_MAX 262144u
+
+static int keep_one(unsigned i)
+{
+    char id[33];
+
+    id_of(id, i);
+    return fm_marks_keep(&ctx, id, NULL);
+}
+
+START_TEST(at_most_max_are_kept)
+{
+    unsigned i;
+
+    writes_queued(3);   /* a burst in flight: nothing is quiet */
+    pthread_mutex_lock(&ctx.order);
+    for (i = 0; i < MARKS_MAX; i++)
+        ck_assert_int_eq(keep_one(i), 0);
+    ck_assert_int_eq(keep_one(i), -1);   /* full: the caller writes it now */
+    ck_assert_int_eq(keep_one(0), 0);    /* one kept already is still one */
+    fm_marks_kept(&ctx);                 /* full: a chunk goes, however busy */
+    ck_assert_uint_eq(njobs, 1);
+    pthread_mutex_unlock(&ctx.order);
+    assert_chunk(0, 0, 1024);
+    /* with that chunk in flight: room for as many as it took, no more */
+    pthread_mutex_lock(&ctx.order);
+    for (; i < MARKS_MAX + 1024; i++)
+        ck_assert_int_eq(keep_one(i), 0);
+    ck_assert_int_eq(keep_one(i), -1);
+    pthread_mutex_unlock(&ctx.order);
+}
+END_TEST
+
 START_TEST(what_is_kept_at_stop_is_written_then)
 {
     writes_queued(1);
@@ -325,6 +360,7 @@ static Suite *suite(void)
     tcase_add_test(tc, a_write_in_flight_holds_the_rest_back);
     tcase_add_test(tc, a_newer_write_drops_the_mark_and_its_event_still_goes);
     tcase_add_test(tc, what_is_kept_at_stop_is_written_then);
+    tcase_add_test(tc, at_most_max_are_kept);
     return s;
 }
 
