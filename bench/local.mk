@@ -16,7 +16,7 @@ bench_benchnapp_la_CFLAGS = $(NAPP_CC)
 bench_benchnapp_la_LDFLAGS = $(NAPP_LINK) -rpath /nowhere
 bench_benchnapp_la_LIBADD = $(JSONC_LIBS)
 
-EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/auth-bench.sh bench/southbound_bench.py bench/scale-bench.py bench/failover-bench.py bench/ovs-scale-bench.py bench/README.md
+EXTRA_DIST += bench/run-bench.sh bench/napps-bench.sh bench/auth-bench.sh bench/southbound_bench.py bench/scale-bench.py bench/failover-bench.py bench/sqlite-keys-bench.py bench/ovs-scale-bench.py bench/README.md
 
 # (sbproto: the southbound part's baseline for PACKET_IN)
 bench: all bench/benchnapp.la tests/southbound/sbproto.la $(noinst_PROGRAMS)
