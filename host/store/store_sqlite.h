@@ -108,6 +108,9 @@ struct sq_coll {
     /* finds and counts with a filter that no index (nor _id) served: each
      * read every row (shown in status/ as "full_scans") */
     atomic_uint_fast64_t full_scans;
+    /* documents of it parsed to be matched in C (kh_match()), where SQL
+     * alone could not tell (status/: "match_parses") */
+    atomic_uint_fast64_t match_parses;
     /* the writer's upserts lately: > 0 mostly new documents, < 0 mostly
      * existing ones (under mmu; see store_sqlite_merge.c) */
     int upsert_bias;
@@ -171,6 +174,7 @@ struct sq_store {
 struct sq_match {
     const struct kh_filter *f;
     const char *coll;
+    atomic_uint_fast64_t *parses; /* the collection's match_parses, or NULL */
     int keep;                     /* keep the last matching document */
     sqlite3_int64 rowid;
     struct json_object *doc;

@@ -215,6 +215,8 @@ static void sq_match_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error(ctx, "kh_match() is internal", -1);
         return;
     }
+    if (m->parses)
+        atomic_fetch_add_explicit(m->parses, 1, memory_order_relaxed);
     doc = kh_doc_parse((const char *)sqlite3_value_text(argv[2]), (size_t)sqlite3_value_bytes(argv[2]),
                        m->coll, &m->err);
     if (!doc) {
@@ -643,16 +645,20 @@ void sq_reader_put(struct sq_store *s, struct sq_conn *c)
 static int sq_status(struct kh_store_backend *b, struct json_object *st)
 {
     struct sq_store *s = (struct sq_store *)b;
-    struct json_object *scans = json_object_new_object();
+    struct json_object *scans = json_object_new_object(), *parses = json_object_new_object();
     int n;
 
     pthread_mutex_lock(&s->mmu);
     n = s->ncolls;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         json_object_object_add(scans, s->colls[k]->name,
                                json_object_new_int64((int64_t)atomic_load(&s->colls[k]->full_scans)));
+        json_object_object_add(parses, s->colls[k]->name,
+                               json_object_new_int64((int64_t)atomic_load(&s->colls[k]->match_parses)));
+    }
     pthread_mutex_unlock(&s->mmu);
     json_object_object_add(st, "full_scans", scans);
+    json_object_object_add(st, "match_parses", parses);
     json_object_object_add(st, "path", json_object_new_string(s->path));
     json_object_object_add(st, "journal", json_object_new_string(s->nreaders ? "wal" : "memory"));
     json_object_object_add(st, "sync", json_object_new_string(s->sync_full ? "full" : "normal"));

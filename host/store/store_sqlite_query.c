@@ -189,6 +189,39 @@ static void push_term(struct plan *pl, const struct kh_cond *c, const char *expr
     pl->npush++;
 }
 
+/* $ne of a string on a key that has a column (a key of a non-unique
+ * index): the rows whose column holds exactly that string are ones the
+ * document itself fails, so SQL drops them without kh_match() parsing
+ * them.  The column is json_extract()'s value, which is that string only
+ * when the path ends on that very JSON string; "IS NOT" keeps a missing
+ * value or a path through an array (NULL), and any other value (an
+ * array's text, a number, another string) stays for kh_match() to judge.
+ * So the term only narrows to a superset, multikey index or not.
+ * flow_manager's reads of what is not deleted no longer parse every
+ * soft-deleted flow. */
+static void push_ne(struct plan *pl, const struct sq_coll *coll, const struct kh_cond *c)
+{
+    const struct sq_kcol *kc;
+
+    if (!c->negate || c->op != KH_OP_EQ || !plain_string(c->val) ||
+        pl->npush == (int)(sizeof(pl->push) / sizeof(pl->push[0])))
+        return;
+    for (int i = 0; i < coll->nix; i++) {
+        const struct sq_index *ix = &coll->ix[i];
+        if (ix->unique)
+            continue;
+        for (int j = 0; j < ix->nkeys; j++) {
+            if (strcmp(ix->keys[j].text, c->path.text) || !(kc = sq_kcol_find(coll, c->path.text, 0)))
+                continue;
+            ku_buf_printf(&pl->where, " AND %s IS NOT ?%d", kc->ident, ++pl->nparam);
+            pl->push[pl->npush].c = c;
+            pl->push[pl->npush].as_json = 0;
+            pl->npush++;
+            return;
+        }
+    }
+}
+
 /* mmu held */
 static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct kh_filter *f)
 {
@@ -207,6 +240,7 @@ static void plan_where(struct plan *pl, const struct sq_coll *coll, const struct
         int used = 0;
         if (c->negate || c->op == KH_OP_EXISTS) {
             pushed_all = 0;
+            push_ne(pl, coll, c);
             continue;
         }
         if (is_id_path(&c->path)) {
@@ -308,6 +342,7 @@ static int run_query(struct sq_store *s, const char *coll, const struct kh_filte
     m.f = f;
     m.coll = coll;
     m.keep = keep;
+    m.parses = cinfo ? &cinfo->match_parses : NULL;
     m.rowid = -1;
     if (!pl.exact)
         sqlite3_bind_pointer(st, 1, &m, "kh_match", NULL);

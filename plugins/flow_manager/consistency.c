@@ -226,26 +226,26 @@ static void keep_newest(struct json_object *o, const char *key, const char *iso)
     json_object_object_add(o, key, json_object_new_string(iso));
 }
 
-static int stored_read(struct fm_ctx *ctx, const char *dpid, struct stored *s)
+/* The documents filter finds, into s; -1 when the read failed (a read
+ * that failed partway leaves stored flows out: judged on it, the alien
+ * half would delete them from the switch). */
+static int read_into(struct fm_ctx *ctx, const char *dpid, struct json_object *filter,
+                     struct stored *s)
 {
-    struct json_object *filter = json_object_new_object(), *doc;
+    struct json_object *doc;
     struct kytos_error err = {0};
-    int rc;
     kytos_cursor *cur = NULL;
+    int rc;
 
-    s->by_flow_id = json_object_new_object();
-    s->match_updated = json_object_new_object();
-    s->deleted_updated = json_object_new_object();
-    json_object_object_add(filter, "switch", json_object_new_string(dpid));
-    if (kytos_store_find(ctx->napp, FM_COLL,
-                         &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
-                                              .filter = filter},
-                         &cur, &err) != KYTOS_OK) {
+    rc = kytos_store_find(ctx->napp, FM_COLL,
+                          &(struct kytos_find){.struct_size = sizeof(struct kytos_find),
+                                               .filter = filter},
+                          &cur, &err);
+    json_object_put(filter);
+    if (rc != KYTOS_OK) {
         kytos_log(ctx->napp, KYTOS_LOG_WARNING, "consistency check of %s: %s", dpid, err.message);
-        json_object_put(filter);
         return -1;
     }
-    json_object_put(filter);
     while ((rc = kytos_cursor_next(cur, &doc, &err)) == 1) {
         const char *fid = json_object_get_string(json_object_object_get(doc, "flow_id"));
         const char *mid = json_object_get_string(json_object_object_get(doc, "_id"));
@@ -263,14 +263,41 @@ static int stored_read(struct fm_ctx *ctx, const char *dpid, struct stored *s)
         json_object_put(doc);
     }
     kytos_cursor_free(cur);
-    /* a read that failed partway leaves stored flows out: judged on it,
-     * the alien half would delete them from the switch */
     if (rc < 0) {
         kytos_log(ctx->napp, KYTOS_LOG_WARNING, "consistency check of %s: %s", dpid,
                   err.message);
         return -1;
     }
     return 0;
+}
+
+/* What the check needs of dpid's stored flows: those not deleted, and the
+ * deleted ones written at or after the verdict time (the only ones
+ * written_since() can count).  Soft-deleted flows pile up with every
+ * change of path, and Kytos reads them all at every check; here the older
+ * ones are not even parsed (the store drops them by their state and their
+ * updated_at). */
+static int stored_read(struct fm_ctx *ctx, const char *dpid, const char *verdict_iso,
+                       struct stored *s)
+{
+    struct json_object *live = json_object_new_object(), *recent = json_object_new_object(),
+                       *ne = json_object_new_object(), *gte = json_object_new_object();
+
+    s->by_flow_id = json_object_new_object();
+    s->match_updated = json_object_new_object();
+    s->deleted_updated = json_object_new_object();
+    json_object_object_add(ne, "$ne", json_object_new_string("deleted"));
+    json_object_object_add(live, "switch", json_object_new_string(dpid));
+    json_object_object_add(live, "state", ne);
+    json_object_object_add(gte, "$gte", json_object_new_string(verdict_iso));
+    json_object_object_add(recent, "switch", json_object_new_string(dpid));
+    json_object_object_add(recent, "state", json_object_new_string("deleted"));
+    json_object_object_add(recent, "updated_at", gte);
+    if (read_into(ctx, dpid, live, s) < 0) {
+        json_object_put(recent);
+        return -1;
+    }
+    return read_into(ctx, dpid, recent, s);
 }
 
 /* o[key] exists and is >= iso (ISO strings of one format
@@ -395,7 +422,7 @@ void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *see
         fm_now_iso(verdict_iso);   /* after a handshake: now, to the microsecond */
     else
         iso_of(verdict, verdict_iso);
-    if (stored_read(ctx, dpid, &s) == 0) {
+    if (stored_read(ctx, dpid, verdict_iso, &s) == 0) {
         check_alien(ctx, dpid, switch_flows, &s, verdict_iso);
         check_missing(ctx, dpid, seen, &s, verdict_iso);
     }

@@ -1209,6 +1209,76 @@ START_TEST(consistency_check_deletes_alien_flows)
 }
 END_TEST
 
+/* The documents of coll that the store parsed to match a filter in C
+ * (core/status: store.match_parses). */
+static int64_t match_parses(const char *coll)
+{
+    kytos_test_resp *r = req("GET", "/api/kytos/core/status/", NULL);
+    struct json_object *store, *mp, *v;
+    int64_t n;
+
+    ck_assert_uint_eq(kytos_test_resp_status(r), 200);
+    ck_assert(json_object_object_get_ex(kytos_test_resp_json(r), "store", &store));
+    ck_assert(json_object_object_get_ex(store, "match_parses", &mp));
+    n = json_object_object_get_ex(mp, coll, &v) ? json_object_get_int64(v) : 0;
+    kytos_test_resp_free(r);
+    return n;
+}
+
+/* Soft-deleted flows pile up with every change of path.  The check reads
+ * a switch's flows that are not deleted, and of the deleted ones only
+ * those written since its verdict time: the older ones are not even
+ * parsed, however many there are.  An old deletion still spares nothing:
+ * its flow found on the switch again is an alien, deleted. */
+START_TEST(consistency_check_skips_old_deletions)
+{
+    kytos_test_resp *s;
+    struct json_object *del = NULL;
+    char body[4096];
+    size_t n0, o = 0;
+    int64_t p0;
+    int i;
+
+    o += (size_t)snprintf(body + o, sizeof body - o, "{\"flows\":[");
+    for (i = 1; i <= 20; i++)
+        o += (size_t)snprintf(body + o, sizeof body - o,
+                              "%s{\"priority\":40,\"cookie\":%d,\"match\":{\"in_port\":%d}}",
+                              i > 1 ? "," : "", 1000 + i, i);
+    snprintf(body + o, sizeof body - o, "]}");
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1, body), 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("POST", FM "v2/delete/" S1, "{\"flows\":[{\"priority\":40}]}"), 202);
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":9,\"match\":{\"in_port\":3}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    expect_stored("?state=deleted", S1, 20);
+    expect_stored("?state=installed", S1, 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 40, -1), 0);
+    /* one of them back on the switch, behind flow_manager's back */
+    sim_add_alien(S1, "{\"priority\": 40, \"table_id\": 0, \"cookie\": 1001, \"match\": "
+                      "{\"in_port\": 1}, \"instructions\": []}");
+
+    /* the first stats after a handshake: verdict now, after every deletion */
+    ck_assert_int_eq(kytos_test_publish(th, "kytos/of_core.handshake.completed",
+                                        "{\"switch\": \"" S1 "\"}"), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    n0 = kytos_test_published_count(th, "kytos/flow_manager.messages.out.ofpt_flow_mod");
+    p0 = match_parses("flows");
+    s = req("POST", "/api/kytos/simnet/v1/flow_stats", NULL);
+    ck_assert_uint_eq(kytos_test_resp_status(s), 200);
+    kytos_test_resp_free(s);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    /* the installed flow alone was parsed, none of the 20 deleted */
+    ck_assert_int_eq(match_parses("flows") - p0, 1);
+    ck_assert_uint_eq(strict_deletes_since(n0, &del), 1);
+    ck_assert_str_eq(field(json_object_object_get(del, "flow"), "cookie"), "1001");
+    ck_assert_uint_eq(sim_flows_with(S1, 40, -1), 0);
+    ck_assert_uint_eq(sim_flows_with(S1, 9, 3), 1);
+    expect_stored("?state=deleted", S1, 20);
+}
+END_TEST
+
 /* A malformed ignored-range list is ignored whole, as Kytos'
  * _valid_consistency_ignored: [[10, 5], 77] spares not even cookie 77. */
 START_TEST(malformed_ignored_range_is_ignored_whole)
@@ -1275,6 +1345,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stats_confirmation_never_overwrites_a_queued_delete);
     tcase_add_test(tc, consistency_check_sends_a_missing_flow_again_once);
     tcase_add_test(tc, consistency_check_deletes_alien_flows);
+    tcase_add_test(tc, consistency_check_skips_old_deletions);
     tcase_add_test(tc, malformed_ignored_range_is_ignored_whole);
     suite_add_tcase(s, tc);
     return s;
