@@ -29,6 +29,7 @@ struct fm_ctx {
     pthread_mutex_t order;
     struct fm_cons *cons;     /* consistency.c */
     struct fm_marks *marks;   /* marks.c */
+    struct fm_purge *purge;   /* purge.c; NULL when deleted flows are kept */
 };
 
 /* ---- pending.c: barrier xid -> the flows it confirms ---- */
@@ -86,6 +87,13 @@ int fm_store_ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, siz
  * 1 when it was not (nothing written, the docs put), else its result. */
 int fm_store_ordered_wait_if(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t gen,
                              uint32_t ev, struct kytos_error *err);
+/* Of ops[0..n) (no docs), the ones whose id is unchanged since gens[k] and
+ * evs[k] (fm_latest_unchanged), checked under ctx->order with the queueing,
+ * queued as one write and waited for; *queued: how many (0: nothing
+ * written, KYTOS_OK).  ops is reordered.  Pooled threads only. */
+int fm_store_ordered_wait_unchanged(struct fm_ctx *ctx, struct kytos_write *ops, size_t n,
+                                    const uint32_t *gens, const uint32_t *evs, size_t *queued,
+                                    struct kytos_error *err);
 /* Wait until every write queued so far is committed (a decision read from
  * the store then sees them all).  Pooled threads only. */
 int fm_store_settle(struct fm_ctx *ctx, struct kytos_error *err);
@@ -221,6 +229,12 @@ int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_asy
                          struct fm_result *res);
 
 /* Time as Kytos writes datetimes: "2026-07-01T12:00:00.123000". */
+/* ---- purge.c: soft-deleted flows removed once older than
+ * purge_deleted_flows_after seconds (setting; 0 keeps them, as Kytos) ---- */
+#define FM_PURGE_DEFAULT_S (7 * 86400)
+int fm_purge_start(struct fm_ctx *ctx);   /* in start: reads the setting, adds the timer */
+void fm_purge_free(struct fm_ctx *ctx);
+
 void fm_now_iso(char out[32]);
 
 /* ---- acks.c: confirmations from the (simulated) switches ---- */

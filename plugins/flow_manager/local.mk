@@ -7,7 +7,7 @@ plugins_flow_manager_la_SOURCES = \
 	plugins/flow_manager/switches.c plugins/flow_manager/switches.h \
 	plugins/flow_manager/pending.c plugins/flow_manager/send.c \
 	plugins/flow_manager/acks.c plugins/flow_manager/marks.c \
-	plugins/flow_manager/consistency.c \
+	plugins/flow_manager/consistency.c plugins/flow_manager/purge.c \
 	plugins/flow_manager/req_util.c \
 	plugins/flow_manager/req_util.h plugins/flow_manager/rest_flows.c \
 	plugins/flow_manager/rest_list.c

@@ -53,6 +53,9 @@
  *     consistency_min_verdict_interval (seconds, default 120),
  *     consistency_cookie_ignored_range, consistency_table_id_ignored_range
  *     (default []: lists of integers and [first, last] pairs, left alone).
+ *   Deleted flows (soft-deleted, kept) are removed from the store once older
+ *     than purge_deleted_flows_after seconds (purge.c; default 604800, a week;
+ *     0 keeps them, as Kytos, which ships a script to remove them by hand).
  *   Besides, GET /api/kytos/topology/v3/switches is read at start and when a
  *   request names a switch the map does not know or believes disabled or
  *   disconnected (one GET serves the requests waiting for it).
@@ -200,6 +203,8 @@ static int fm_start(kytos_napp *napp)
     if (!ctx)
         return KYTOS_OK;
     fm_switches_refresh(ctx->switches, napp, FM_REFRESH_FORCE, NULL);
+    if (fm_purge_start(ctx) != KYTOS_OK)
+        kytos_log(napp, KYTOS_LOG_WARNING, "deleted flows will not be purged: no timer");
     /* here, not in init: a NApp the host refuses after its init is not
      * stopped, and the thread would outlive its code */
     return fm_marks_start(ctx);
@@ -217,6 +222,7 @@ static void fm_stop(kytos_napp *napp)
     fm_switches_free(ctx->switches);
     fm_pending_free(ctx->pending);
     fm_cons_free(ctx->cons);
+    fm_purge_free(ctx);
     pthread_mutex_destroy(&ctx->order);
     free(ctx);
 }

@@ -256,6 +256,18 @@ static void wake_waiter(void *ud, int rc, const struct kytos_error *err)
     pthread_mutex_unlock(&w->mu);
 }
 
+/* Wait for the commit of the write queued with w; its result. */
+static int await_commit(struct waiter *w, struct kytos_error *err)
+{
+    pthread_mutex_lock(&w->mu);
+    while (!w->done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    if (w->rc != KYTOS_OK && err)
+        *err = w->err;
+    return w->rc;
+}
+
 /* Queue ops (if: only when ops[0].id is unchanged since gen, ev) and wait
  * for the commit: 1 when skipped, else the write's result. */
 static int ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n, uint32_t *gens,
@@ -276,16 +288,34 @@ static int ordered_wait(struct fm_ctx *ctx, const struct kytos_write *ops, size_
     } else {
         rc = ordered_locked(ctx, ops, n, wake_waiter, &w, gens, err);
         pthread_mutex_unlock(&ctx->order);
-        if (rc == KYTOS_OK) {
-            pthread_mutex_lock(&w.mu);
-            while (!w.done)
-                pthread_cond_wait(&w.cv, &w.mu);
-            pthread_mutex_unlock(&w.mu);
-            rc = w.rc;
-            if (rc != KYTOS_OK && err)
-                *err = w.err;
-        }
+        if (rc == KYTOS_OK)
+            rc = await_commit(&w, err);
     }
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    return rc;
+}
+
+int fm_store_ordered_wait_unchanged(struct fm_ctx *ctx, struct kytos_write *ops, size_t n,
+                                    const uint32_t *gens, const uint32_t *evs, size_t *queued,
+                                    struct kytos_error *err)
+{
+    struct waiter w = {.done = 0};
+    size_t k, m = 0;
+    int rc = KYTOS_OK;
+
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    pthread_mutex_lock(&ctx->order);
+    for (k = 0; k < n; k++)
+        if (fm_latest_unchanged(ctx->pending, ops[k].id, gens[k], evs[k]))
+            ops[m++] = ops[k];
+    if (m)
+        rc = ordered_locked(ctx, ops, m, wake_waiter, &w, NULL, err);
+    pthread_mutex_unlock(&ctx->order);
+    if (m && rc == KYTOS_OK)
+        rc = await_commit(&w, err);
+    *queued = rc == KYTOS_OK ? m : 0;
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
     return rc;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define S1 "00:00:00:00:00:00:00:01"
 #define S2 "00:00:00:00:00:00:00:02"
@@ -1316,6 +1317,161 @@ START_TEST(malformed_ignored_range_is_ignored_whole)
 }
 END_TEST
 
+/* ---- soft-deleted flows purged (purge.c), on a host of their own ---- */
+
+static void setup_purge(void)
+{
+    static const char purge_conf[] = "[kytos/topology]\n"
+                                     "link_up_timer = 0\n"
+                                     "[kytos/simnet]\n"
+                                     "flow_stats_interval = 0\n"
+                                     "[kytos/flow_manager]\n"
+                                     "purge_deleted_flows_after = 1\n";
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = purge_conf};
+
+    th = kytos_test_host_new(&o);
+    ck_assert_ptr_nonnull(th);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/topology.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/flow_manager.so"), 0);
+    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/simnet.so"), 0);
+    ck_assert_int_eq(kytos_test_start(th), 0);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+/* How many stored flows of dpid the query lists. */
+static size_t stored_count(const char *query, const char *dpid)
+{
+    kytos_test_resp *s;
+    struct json_object *list = stored(query, dpid, &s);
+    size_t n = list ? json_object_array_length(list) : 0;
+
+    kytos_test_resp_free(s);
+    return n;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Deleted flows older than purge_deleted_flows_after (1 s here; the timer
+ * then ticks every second) leave the store; installed ones stay, and a
+ * purged flow posted again is stored anew. */
+START_TEST(old_deleted_flows_are_purged)
+{
+    double t0;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":50,\"match\":{\"in_port\":1}},"
+                                "{\"priority\":50,\"match\":{\"in_port\":2}},"
+                                "{\"priority\":51,\"match\":{\"in_port\":3}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("POST", FM "v2/delete/" S1,
+                                "{\"flows\":[{\"match\":{\"in_port\":1}},{\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=deleted", S1), 2);
+    /* gone within a few ticks (a second old, to the second) */
+    for (t0 = mono_s(); stored_count("?state=deleted", S1) && mono_s() - t0 < 20;) {
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);   /* between two looks */
+        ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    }
+    ck_assert_uint_eq(stored_count("?state=deleted", S1), 0);
+    ck_assert_uint_eq(stored_count("?state=installed", S1), 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 51, 3), 1);
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":50,\"match\":{\"in_port\":1}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=installed", S1), 2);
+}
+END_TEST
+
+/* A flow deleted long ago and posted again while the purge is at work:
+ * the purge found it deleted and old and waits for the writes queued
+ * before (the store held), the post's write comes behind that wait.  The
+ * flow stays (its latest write is no longer the one the purge saw, or the
+ * purge's second read finds it pending); the other old deleted flow of the
+ * batch goes. */
+START_TEST(purge_spares_a_flow_posted_again)
+{
+    struct bg_request again = {.method = "POST", .path = FM "v2/flows/" S1,
+                               .body = "{\"flows\":[{\"priority\":60,\"match\":{\"in_port\":1}}]}"};
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S1,
+                                "{\"flows\":[{\"priority\":60,\"match\":{\"in_port\":1}},"
+                                "{\"priority\":60,\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("POST", FM "v2/delete/" S1,
+                                "{\"flows\":[{\"match\":{\"in_port\":1}},{\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=deleted", S1), 2);
+
+    kytos_test_store_hold(th, 1);
+    /* nothing else writes: the first queued write is the purge's wait, once
+     * both are a second old (within three) */
+    ck_assert_int_eq(kytos_test_store_await_queued(th, 1, 20000), 0);
+    ck_assert_int_eq(pthread_create(&again.th, NULL, bg_request_run, &again), 0);
+    ck_assert_int_eq(kytos_test_store_await_queued(th, 2, 10000), 0);   /* the post's */
+    kytos_test_store_hold(th, 0);
+    ck_assert_int_eq(pthread_join(again.th, NULL), 0);
+    ck_assert_uint_eq(again.status, 202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=installed&state=pending", S1), 1);
+    ck_assert_uint_eq(sim_flows_with(S1, 60, 1), 1);
+    ck_assert_uint_eq(stored_count("?state=deleted", S1), 0);   /* in_port 2: purged */
+}
+END_TEST
+
+/* The other order: the post's write is queued (the store held) before the
+ * purge looks, so the purge's first read still finds the flow deleted, and
+ * old.  The flow stays, pending (its switch is disconnected: 424, stored,
+ * not sent); the other old deleted flow goes.  (Both guards of purge.c
+ * hold here: its second read finds the flow pending, and the post's answer
+ * gave the flow a newer generation than the purge's snapshot.) */
+START_TEST(purge_spares_a_flow_posted_before_it_looked)
+{
+    struct bg_request again = {.method = "POST", .path = FM "v2/flows/" S2,
+                               .body = "{\"flows\":[{\"priority\":60,\"match\":{\"in_port\":1}}]}"};
+    int64_t p0;
+    double t0;
+
+    ck_assert_uint_eq(status_of("POST", FM "v2/flows/" S2,
+                                "{\"flows\":[{\"priority\":60,\"match\":{\"in_port\":1}},"
+                                "{\"priority\":60,\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("POST", "/api/kytos/simnet/v1/switches/" S2 "/disconnect", NULL), 200);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(status_of("DELETE", FM "v2/flows/" S2,
+                                "{\"force\":true,\"flows\":[{\"match\":{\"in_port\":1}},"
+                                "{\"match\":{\"in_port\":2}}]}"),
+                      202);
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=deleted", S2), 2);
+    p0 = match_parses("flows");
+
+    kytos_test_store_hold(th, 1);
+    ck_assert_int_eq(pthread_create(&again.th, NULL, bg_request_run, &again), 0);
+    ck_assert_int_eq(kytos_test_store_await_queued(th, 1, 10000), 0);   /* the post's */
+    /* the purge's first read parsed both (young ones it does not parse) */
+    for (t0 = mono_s(); match_parses("flows") - p0 < 2 && mono_s() - t0 < 20;)
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);   /* between two looks */
+    ck_assert_int_ge(match_parses("flows") - p0, 2);
+    kytos_test_store_hold(th, 0);
+    ck_assert_int_eq(pthread_join(again.th, NULL), 0);
+    ck_assert_uint_eq(again.status, 424);   /* stored pending, not sent */
+    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    ck_assert_uint_eq(stored_count("?state=pending", S2), 1);
+    ck_assert_uint_eq(stored_count("?state=deleted", S2), 0);   /* in_port 2: purged */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flow_manager");
@@ -1347,6 +1503,13 @@ static Suite *suite(void)
     tcase_add_test(tc, consistency_check_deletes_alien_flows);
     tcase_add_test(tc, consistency_check_skips_old_deletions);
     tcase_add_test(tc, malformed_ignored_range_is_ignored_whole);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("purge");
+    tcase_add_checked_fixture(tc, setup_purge, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, old_deleted_flows_are_purged);
+    tcase_add_test(tc, purge_spares_a_flow_posted_again);
+    tcase_add_test(tc, purge_spares_a_flow_posted_before_it_looked);
     suite_add_tcase(s, tc);
     return s;
 }
