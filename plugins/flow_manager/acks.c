@@ -88,13 +88,15 @@ static void confirm_job_free(struct fm_confirm_job *j)
 static void publish_added(struct fm_confirm_job *j)
 {
     size_t i;
+    int rc;
 
     for (i = 0; i < j->n; i++) {
         if (!j->it[i].ev)
             continue;
-        /* on the store's writer thread: never wait for room */
-        if (give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev, 0) != KYTOS_OK)
-            kytos_log(j->ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: buffer full");
+        /* on the store's writer thread: never wait for room (a full buffer,
+         * or the host stopping, drops it) */
+        if ((rc = give(j->ctx->napp, FM_EV_ADDED, j->it[i].ev, 0)) != KYTOS_OK)
+            kytos_log(j->ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: %s", kytos_strerror(rc));
         j->it[i].ev = NULL;
     }
 }

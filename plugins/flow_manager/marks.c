@@ -264,6 +264,7 @@ int fm_marks_keep(struct fm_ctx *ctx, const char *id, struct json_object *ev)
 void fm_marks_written(struct fm_ctx *ctx, const struct kytos_write *ops, size_t n)
 {
     struct fm_marks *m = ctx->marks;
+    int rc;
 
     for (size_t i = 0; m->n && i < n; i++) {
         struct mark *k;
@@ -275,11 +276,11 @@ void fm_marks_written(struct fm_ctx *ctx, const struct kytos_write *ops, size_t 
             continue;
         unlink_mark(m, k);
         m->dropped++;
-        if (k->ev && kytos_event_publish_give(
-                         ctx->napp, FM_EV_ADDED, k->ev,
-                         &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
-                                                  .timeout_ms = 0}) != KYTOS_OK)
-            kytos_log(ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: buffer full");
+        if (k->ev && (rc = kytos_event_publish_give(
+                          ctx->napp, FM_EV_ADDED, k->ev,
+                          &(struct kytos_pub_opts){.struct_size = sizeof(struct kytos_pub_opts),
+                                                   .timeout_ms = 0})) != KYTOS_OK)
+            kytos_log(ctx->napp, KYTOS_LOG_WARNING, "flow.added dropped: %s", kytos_strerror(rc));
         free(k);
     }
 }
