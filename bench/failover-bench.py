@@ -10,6 +10,17 @@ on a copy of a store prepared once, for comparing builds in minutes.
         BUILD_DIR's NApps on it, wait for the ring's links and for quiet, set
         link 1-2 down, wait for mef_eline's "link L down: N EVCs moved" line.
 
+    bench/failover-bench.py - history DATASET_DIR OUT_DIR K
+        copy DATASET_DIR to OUT_DIR with K soft-deleted copies of every stored
+        flow, a month old: the history a network's changes of path leave
+        behind (written into the embedded store's table directly; new ids).
+    bench/failover-bench.py BUILD_DIR consistency DATASET_DIR [RUNS]
+        start BUILD_DIR's kytosd on a copy of DATASET_DIR with
+        consistency_min_verdict_interval = 1, then RUNS (2) rounds of flow
+        stats of every switch (simnet), each one flow_manager's consistency
+        check of all of them: the server's CPU until quiet, and the store's
+        finds and match_parses (documents parsed to match) in the round.
+
 Each run prints one "key=value ..." line: the failover's wall time as mef_eline
 logged it (secs, handler_ms), the process's CPU seconds until then (cpu,
 user, sys), MB written (write_mb), and the store's counters that changed until
@@ -163,12 +174,66 @@ def run_once(build, ds):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def history(src, dst, k):
+    import hashlib
+    import sqlite3
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    db = sqlite3.connect(os.path.join(dst, "data", "store.db"))
+    db.create_function("md5", 1, lambda t: hashlib.md5(t.encode()).hexdigest())
+    for i in range(k):
+        db.execute("""INSERT INTO "c:flows"(id, doc, "x:switch", "x:flow.cookie", "x:state")
+                      SELECT md5(id || ':' || ?1), json_set(doc, '$._id', md5(id || ':' || ?1),
+                             '$.id', md5(id || ':' || ?1), '$.state', 'deleted',
+                             '$.updated_at', printf('2026-01-%02dT00:00:00.000000', ?1 + 1)),
+                             "x:switch", "x:flow.cookie", 'deleted'
+                      FROM "c:flows" WHERE "x:state" != 'deleted'""", (i,))
+        db.commit()
+    print("history %s: %s" % (dst, db.execute('SELECT "x:state", count(*) FROM "c:flows" '
+                                              "GROUP BY 1").fetchall()))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def consistency(build, ds, runs):
+    work = tempfile.mkdtemp(prefix="failover-bench-")
+    shutil.rmtree(work)
+    shutil.copytree(ds, work)
+    with open(os.path.join(work, "kytos.conf"), "a") as f:
+        f.write("[kytos/flow_manager]\nconsistency_min_verdict_interval = 1\n")
+    s = sb.Server(build, work)
+    for n in NAPPS:
+        shutil.copy(os.path.join(build, "plugins/.libs/%s.so" % n), s.napps)
+    try:
+        s.start()
+        if not sb.wait_links_up(s, sb.SWITCHES):
+            raise RuntimeError("the ring's links did not come up")
+        sb.wait_quiet(s)
+        for r in range(runs):
+            st0, c0 = flat(s.store_status()), s.cpu()
+            code, _ = s.req("POST", "/api/kytos/simnet/v1/flow_stats")
+            sb.wait_quiet(s)
+            st1 = flat(s.store_status())
+            print("consistency round=%d status=%s cpu=%.2f finds=%d match_parses=%d" % (
+                r, code, s.cpu() - c0, st1.get("ops.find", 0) - st0.get("ops.find", 0),
+                st1.get("match_parses.flows", 0) - st0.get("match_parses.flows", 0)), flush=True)
+        s.stop()
+    finally:
+        if s.proc and s.proc.poll() is None:
+            s.proc.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     if len(sys.argv) >= 5 and sys.argv[2] == "prepare":
         prepare(sys.argv[1], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) in (4, 5) and sys.argv[2] == "run":
         for _ in range(int(sys.argv[4]) if len(sys.argv) == 5 else 1):
             run_once(sys.argv[1], sys.argv[3])
+    elif len(sys.argv) == 6 and sys.argv[2] == "history":
+        history(sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif len(sys.argv) in (4, 5) and sys.argv[2] == "consistency":
+        consistency(sys.argv[1], sys.argv[3], int(sys.argv[4]) if len(sys.argv) == 5 else 2)
     else:
         sys.exit(__doc__)
 
