@@ -189,7 +189,7 @@ int fm_purge_start(struct fm_ctx *ctx)
         double s = json_object_get_double(v);
         if ((json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) &&
             s >= 0 && s <= (double)PURGE_MAX_S)
-            after = (int64_t)s;
+            after = (int64_t)s + (s > (double)(int64_t)s);   /* 0.5 is 1, not "never" */
         else
             kytos_log(ctx->napp, KYTOS_LOG_WARNING,
                       "purge_deleted_flows_after %s is not 0..%lld seconds: using %lld",
