@@ -58,15 +58,6 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
-/* "YYYY-MM-DDTHH:MM:SS.ffffff" of t (UTC), as the store's updated_at. */
-static void iso_of(int64_t t, char out[32])
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000000", &tm);
-}
-
 /* Setting key of st (absent or null: none) into *out: Kytos'
  * _valid_consistency_ignored, each entry an integer or a [first, last]
  * pair with first <= last, values 0..max.  A malformed list is ignored
@@ -421,7 +412,7 @@ void fm_cons_check(struct fm_ctx *ctx, const char *dpid, struct json_object *see
     if (verdict == 0)
         fm_now_iso(verdict_iso);   /* after a handshake: now, to the microsecond */
     else
-        iso_of(verdict, verdict_iso);
+        fm_iso_of(verdict, verdict_iso);
     if (stored_read(ctx, dpid, verdict_iso, &s) == 0) {
         check_alien(ctx, dpid, switch_flows, &s, verdict_iso);
         check_missing(ctx, dpid, seen, &s, verdict_iso);

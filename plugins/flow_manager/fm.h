@@ -236,6 +236,8 @@ int fm_purge_start(struct fm_ctx *ctx);   /* in start: reads the setting, adds t
 void fm_purge_free(struct fm_ctx *ctx);
 
 void fm_now_iso(char out[32]);
+/* updated_at's form (fm_now_iso's) of t, whole seconds, UTC: "...T12:00:00.000000". */
+void fm_iso_of(int64_t t, char out[32]);
 
 /* ---- acks.c: confirmations from the (simulated) switches ---- */
 int fm_acks_subscribe(struct fm_ctx *ctx);

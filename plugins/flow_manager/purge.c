@@ -37,16 +37,6 @@ struct fm_purge {
     int ticked;                     /* the host runs a timer once at start: skipped */
 };
 
-/* "YYYY-MM-DDTHH:MM:SS.000000" of t, as fm_now_iso writes updated_at */
-static void iso_at(int64_t t, char out[32])
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-
-    gmtime_r(&tt, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000000", &tm);
-}
-
 /* {"state": "deleted", "updated_at": {"$lt": cutoff}} (and "_id" in ids) */
 static struct json_object *old_deleted(const char *cutoff, char **ids, size_t n)
 {
@@ -169,7 +159,7 @@ static void purge_tick(kytos_napp *napp, void *ud)
     }
     if (!(b = malloc(sizeof *b)))
         return;
-    iso_at((int64_t)time(NULL) - p->after_s, cutoff);
+    fm_iso_of((int64_t)time(NULL) - p->after_s, cutoff);
     for (int k = 0; k < PURGE_BATCHES && found == PURGE_BATCH && n >= 0; k++) {
         if ((n = purge_batch(ctx, cutoff, b, &found)) > 0)
             total += (size_t)n;

@@ -50,6 +50,15 @@ void fm_now_iso(char out[32])
     out[hlen + 6] = '\0';
 }
 
+void fm_iso_of(int64_t t, char out[32])
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+
+    gmtime_r(&tt, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000000", &tm);
+}
+
 int fm_flows_parse(struct json_object *flows, int cmd, struct fm_flow **out, size_t *n,
                    struct fm_result *res)
 {
