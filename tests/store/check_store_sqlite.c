@@ -116,16 +116,27 @@ static int64_t status_num(kh_store *s, const char *key)
     return n;
 }
 
-/* full_scans[coll]: finds and counts whose filter no index (nor _id) serves */
-static int64_t full_scans(kh_store *s, const char *coll)
+/* status' per-collection counter key[coll], or -1 */
+static int64_t coll_counter(kh_store *s, const char *key, const char *coll)
 {
-    struct json_object *st = kh_store_status(s), *fs = NULL, *v = NULL;
-    int64_t n = json_object_object_get_ex(st, "full_scans", &fs) &&
-                        json_object_object_get_ex(fs, coll, &v)
+    struct json_object *st = kh_store_status(s), *per = NULL, *v = NULL;
+    int64_t n = json_object_object_get_ex(st, key, &per) && json_object_object_get_ex(per, coll, &v)
                     ? json_object_get_int64(v)
                     : -1;
     json_object_put(st);
     return n;
+}
+
+/* full_scans[coll]: finds and counts whose filter no index (nor _id) serves */
+static int64_t full_scans(kh_store *s, const char *coll)
+{
+    return coll_counter(s, "full_scans", coll);
+}
+
+/* match_parses[coll]: documents parsed to be matched in C */
+static int64_t match_parses(kh_store *s, const char *coll)
+{
+    return coll_counter(s, "match_parses", coll);
 }
 
 static int64_t find_n(kh_store *s, const char *coll, const char *filter)
@@ -384,18 +395,6 @@ START_TEST(full_scans_counted)
     close_disk(s);
 }
 END_TEST
-
-/* match_parses[coll]: documents parsed to be matched in C */
-static int64_t match_parses(kh_store *s, const char *coll)
-{
-    struct json_object *st = kh_store_status(s), *mp = NULL, *v = NULL;
-    int64_t n = json_object_object_get_ex(st, "match_parses", &mp) &&
-                        json_object_object_get_ex(mp, coll, &v)
-                    ? json_object_get_int64(v)
-                    : -1;
-    json_object_put(st);
-    return n;
-}
 
 /* {"state": {"$ne": "deleted"}} on an indexed key: the rows whose key
  * column is exactly "deleted" are dropped by SQL, unparsed; every other
