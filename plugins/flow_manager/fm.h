@@ -228,13 +228,13 @@ struct fm_async_add {
 int fm_install_add_async(struct fm_ctx *ctx, kytos_req *req, const struct fm_async_add *a,
                          struct fm_result *res);
 
-/* Time as Kytos writes datetimes: "2026-07-01T12:00:00.123000". */
 /* ---- purge.c: soft-deleted flows removed once older than
  * purge_deleted_flows_after seconds (setting; 0 keeps them, as Kytos) ---- */
 #define FM_PURGE_DEFAULT_S (7 * 86400)
 int fm_purge_start(struct fm_ctx *ctx);   /* in start: reads the setting, adds the timer */
 void fm_purge_free(struct fm_ctx *ctx);
 
+/* Time as Kytos writes datetimes: "2026-07-01T12:00:00.123000". */
 void fm_now_iso(char out[32]);
 /* updated_at's form (fm_now_iso's) of t, whole seconds, UTC: "...T12:00:00.000000". */
 void fm_iso_of(int64_t t, char out[32]);

@@ -188,7 +188,7 @@ int fm_purge_start(struct fm_ctx *ctx)
             after = (int64_t)s + (s > (double)(int64_t)s);   /* 0.5 is 1, not "never" */
         else
             kytos_log(ctx->napp, KYTOS_LOG_WARNING,
-                      "purge_deleted_flows_after %s is not 0..%lld seconds: using %lld",
+                      "purge_deleted_flows_after %.100s is not 0..%lld seconds: using %lld",
                       json_object_to_json_string(v), (long long)PURGE_MAX_S,
                       (long long)FM_PURGE_DEFAULT_S);
     }
