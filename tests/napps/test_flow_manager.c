@@ -35,9 +35,10 @@ static const char conf[] = "[kytos/topology]\n"
                            "consistency_cookie_ignored_range = [[4096, 8191], 65536]\n"
                            "consistency_table_id_ignored_range = [7]\n";
 
-static void setup(void)
+/* th: a started host with topology, flow_manager and simnet, on conf_text. */
+static void host_with(const char *conf_text)
 {
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf};
+    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = conf_text};
     th = kytos_test_host_new(&o);
     ck_assert_ptr_nonnull(th);
     ck_assert_msg(kytos_test_load(th, NAPP_DIR "/topology.so") == 0, "%s",
@@ -48,6 +49,11 @@ static void setup(void)
                   kytos_test_last_error(th));
     ck_assert_int_eq(kytos_test_start(th), 0);
     ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+}
+
+static void setup(void)
+{
+    host_with(conf);
 }
 
 static void teardown(void)
@@ -1290,19 +1296,12 @@ START_TEST(malformed_ignored_range_is_ignored_whole)
                                    "flow_stats_interval = 0\n"
                                    "[kytos/flow_manager]\n"
                                    "consistency_cookie_ignored_range = [[10, 5], 77]\n";
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = bad_conf};
     struct json_object *del = NULL;
     kytos_test_resp *s;
     size_t n0;
 
     kytos_test_host_free(th);
-    th = kytos_test_host_new(&o);
-    ck_assert_ptr_nonnull(th);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/topology.so"), 0);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/flow_manager.so"), 0);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/simnet.so"), 0);
-    ck_assert_int_eq(kytos_test_start(th), 0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    host_with(bad_conf);
 
     sim_add_alien(S2, "{\"priority\": 20, \"cookie\": 77, \"match\": {\"in_port\": 2}, "
                       "\"instructions\": []}");
@@ -1329,15 +1328,7 @@ static void setup_purge(void)
                                      /* 3 s: a deleted flow cannot be purged before
                                       * a test has looked at it and held the store */
                                      "purge_deleted_flows_after = 3\n";
-    struct kytos_test_opts o = {.struct_size = sizeof o, .conf_text = purge_conf};
-
-    th = kytos_test_host_new(&o);
-    ck_assert_ptr_nonnull(th);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/topology.so"), 0);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/flow_manager.so"), 0);
-    ck_assert_int_eq(kytos_test_load(th, NAPP_DIR "/simnet.so"), 0);
-    ck_assert_int_eq(kytos_test_start(th), 0);
-    ck_assert_int_eq(kytos_test_drain(th, 10000), 0);
+    host_with(purge_conf);
 }
 
 /* How many stored flows of dpid the query lists. */
