@@ -22,7 +22,8 @@ on a copy of a store prepared once, for comparing builds in minutes.
         finds and match_parses (documents parsed to match) in the round.
 
 Each run prints one "key=value ..." line: the failover's wall time as mef_eline
-logged it (secs, handler_ms), the process's CPU seconds until then (cpu,
+logged it (secs, handler_ms; last_moved_ms: when the last EVC that moved was
+on its new path, the issue's "time until the last is redeployed"), the process's CPU seconds until then (cpu,
 user, sys), MB written (write_mb), and the store's counters that changed until
 the server was quiet again (group_commits, group_writes, ...); then the CPU
 of each live thread, by name.  A thread that exited before the line (the
@@ -141,8 +142,8 @@ def run_once(build, ds):
         while m is None and time.time() - t0 < 120:
             with open(logf, errors="replace") as f:
                 f.seek(log0)
-                m = re.search(r"link \S+ down: (\d+) EVCs moved, (\d+) down, in (\d+) ms",
-                              f.read())
+                m = re.search(r"link \S+ down: (\d+) EVCs moved, (\d+) down, in (\d+) ms"
+                              r"(?:.*?the last moved at (\d+) ms)?", f.read())
             if m is None:
                 time.sleep(0.01)
         if m is None:
@@ -157,8 +158,9 @@ def run_once(build, ds):
             perf = None
         cpu = (u1 - u0) + (k1 - k0)
         per = {k: th1[k] - th0.get(k, 0) for k in th1 if th1[k] - th0.get(k, 0) >= 0.005}
-        print("failover moved=%s down=%s secs=%.3f handler_ms=%s cpu=%.2f user=%.2f sys=%.2f "
-              "write_mb=%.0f %s" % (m.group(1), m.group(2), secs, m.group(3), cpu, u1 - u0,
+        print("failover moved=%s down=%s secs=%.3f handler_ms=%s last_moved_ms=%s cpu=%.2f "
+              "user=%.2f sys=%.2f write_mb=%.0f %s" % (m.group(1), m.group(2), secs, m.group(3),
+                                    m.group(4) or "-", cpu, u1 - u0,
                                     k1 - k0, (w1 - w0) / 1e6,
                                     " ".join("%s=%s" % (k, st1[k] - st0.get(k, 0))
                                              for k in sorted(st1) if st1[k] != st0.get(k, 0))))

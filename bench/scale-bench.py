@@ -337,13 +337,15 @@ def main():
         # mef_eline logs one line when every EVC of the link has moved or gone
         # down ("link L down: N EVCs moved, M down, in T ms"): read often, it
         # costs the server nothing; the listing below checks what it says
-        handler_ms = t_logged = None
+        handler_ms = t_logged = last_moved_ms = None
         while time.time() - t0 < 120 and handler_ms is None:
             with open(logf, errors="replace") as f:
                 f.seek(log0)
-                m = re.search(r"link \S+ down: \d+ EVCs moved, \d+ down, in (\d+) ms", f.read())
+                m = re.search(r"link \S+ down: \d+ EVCs moved, \d+ down, in (\d+) ms"
+                              r"(?:.*?the last moved at (\d+) ms)?", f.read())
             if m:
                 handler_ms, t_logged, c_logged = int(m.group(1)), time.time() - t0, s.cpu()
+                last_moved_ms = int(m.group(2)) if m.group(2) else None
                 f_logged = s.minflt() - f0
                 w_logged = (s.wchar() - w0) / 1e6
             else:
@@ -369,6 +371,7 @@ def main():
             perf.wait()
         line("link_down", evcs_on_link=len(on_link), moved=moved, down=down,
              secs=t_logged if t_logged is not None else t_moved, handler_ms=handler_ms,
+             last_moved_ms=last_moved_ms,
              cpu=cpu_moved, cpu_until_quiet=s.cpu() - c0,
              page_faults=f_logged if t_logged is not None else None,
              write_mb=w_logged if t_logged is not None else None,

@@ -102,7 +102,7 @@ static void store(struct me *me, struct me_evc *const *evcs, size_t n, const cha
 
 /* evcs[0..n) locked and taken by m: steps 1 to 5.  Counts into *up, *down. */
 static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const struct move *m,
-                  struct me_pathcache *pc, size_t *up, size_t *down)
+                  struct me_pathcache *pc, size_t *up, size_t *down, int64_t *last_up)
 {
     const char *avoid[1] = {m->avoid};
     size_t n_avoid = m->avoid ? 1 : 0;
@@ -152,6 +152,7 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
         ready[i] = ok;
         if (ok) {
             (*up)++;
+            *last_up = me_now_ms();
         } else {
             if (m->avoid)
                 kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
@@ -173,6 +174,7 @@ struct mover {
     atomic_size_t *next;         /* the first EVC of the list not claimed */
     const struct move *m;
     size_t up, down, computed;
+    int64_t last_up;             /* when its last EVC was on its new path */
 };
 
 static void *mover_run(void *arg)
@@ -194,7 +196,7 @@ static void *mover_run(void *arg)
                 pthread_mutex_unlock(&w->list[i]->lock);
         }
         if (n)
-            batch(w->me, held, n, w->m, pc, &w->up, &w->down);
+            batch(w->me, held, n, w->m, pc, &w->up, &w->down, &w->last_up);
         for (k = 0; k < n; k++)
             pthread_mutex_unlock(&held[k]->lock);
     }
@@ -205,20 +207,27 @@ static void *mover_run(void *arg)
 
 /* Every EVC of list that m takes, BATCH at a time, by MOVERS threads (this
  * one and helpers) when there is more than one batch.  Each batch waits
- * twice for the store's writer (flow_manager stores the flows before
- * sending them; then the EVCs' documents): while one mover waits, the
- * other builds its batch, so the two cores and the writer overlap instead
- * of taking turns.  Each has its own path cache (at most one more
+ * three times for the store's writer (flow_manager stores the deletes and
+ * then the adds before sending them; then the EVCs' documents): while one
+ * mover waits, the other builds its batch, so the two cores and the writer
+ * overlap instead of taking turns.  Each has its own path cache (at most one more
  * computation per distinct request). */
 #define MOVERS 2
 
-static void move_all(struct me *me, struct me_evc **list, const struct move *m, size_t *up,
-                     size_t *down, size_t *computed)
+/* What move_all did: EVCs moved and down, dynamic paths computed, and
+ * when the last EVC moved was on its new path (0 when none was). */
+struct moved {
+    size_t up, down, computed;
+    int64_t last_up;
+};
+
+static struct moved move_all(struct me *me, struct me_evc **list, const struct move *m)
 {
     atomic_size_t next = 0;
     struct mover w[MOVERS];
     pthread_t helper[MOVERS];
     bool started[MOVERS] = {false};
+    struct moved r = {0};
     size_t len = 0, k;
 
     while (list && list[len])
@@ -232,10 +241,13 @@ static void move_all(struct me *me, struct me_evc **list, const struct move *m, 
     for (k = 0; k < MOVERS; k++) {
         if (k && started[k])
             pthread_join(helper[k], NULL);
-        *up += w[k].up;
-        *down += w[k].down;
-        *computed += w[k].computed;
+        r.up += w[k].up;
+        r.down += w[k].down;
+        r.computed += w[k].computed;
+        if (w[k].last_up > r.last_up)
+            r.last_up = w[k].last_up;
     }
+    return r;
 }
 
 void me_failover_link_down(struct me *me, const char *link)
@@ -244,16 +256,19 @@ void me_failover_link_down(struct me *me, const char *link)
     struct me_evc **list = me_evc_select_locked(me, select_on_link, &m);
     struct me_snap *snap = me_snapshot(me, 2);
     int64_t t0 = me_now_ms();
-    size_t up = 0, down = 0, computed = 0;
+    struct moved r;
 
     if (!snap)
         snap = me_snapshot(me, 0);
     m.snap = snap;
-    move_all(me, list, &m, &up, &down, &computed);
-    if (up + down)
+    r = move_all(me, list, &m);
+    /* the benches read this line: keep its start */
+    if (r.up + r.down)
         kytos_log(me->napp, KYTOS_LOG_INFO,
-                  "link %s down: %zu EVCs moved, %zu down, in %lld ms (%zu dynamic paths computed)",
-                  link, up, down, (long long)(me_now_ms() - t0), computed);
+                  "link %s down: %zu EVCs moved, %zu down, in %lld ms (%zu dynamic paths "
+                  "computed; the last moved at %lld ms)",
+                  link, r.up, r.down, (long long)(me_now_ms() - t0), r.computed,
+                  (long long)(r.up ? r.last_up - t0 : 0));
     me_snap_put(snap);
     me_evc_release_all(list);
 }
@@ -285,12 +300,11 @@ void me_failover_stale(struct me *me, const struct me_snap *snap)
     struct move m = {.snap = snap, .take = stale_again};
     struct me_evc **list = me_evc_select_locked(me, select_stale, &m);
     int64_t t0 = me_now_ms();
-    size_t up = 0, down = 0, computed = 0;
+    struct moved r = move_all(me, list, &m);
 
-    move_all(me, list, &m, &up, &down, &computed);
-    if (up + down)
+    if (r.up + r.down)
         kytos_log(me->napp, KYTOS_LOG_INFO,
                   "consistency: %zu EVCs off a path that went down moved, %zu down, in %lld ms",
-                  up, down, (long long)(me_now_ms() - t0));
+                  r.up, r.down, (long long)(me_now_ms() - t0));
     me_evc_release_all(list);
 }
