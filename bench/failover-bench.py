@@ -23,9 +23,10 @@ on a copy of a store prepared once, for comparing builds in minutes.
 
 Each run prints one "key=value ..." line: the failover's wall time as mef_eline
 logged it (secs, handler_ms; last_moved_ms: when the last EVC that moved was
-on its new path, the issue's "time until the last is redeployed"), the process's CPU seconds until then (cpu,
-user, sys), MB written (write_mb), and the store's counters that changed until
-the server was quiet again (group_commits, group_writes, ...); then the CPU
+on its new path, the issue's "time until the last is redeployed"), the
+process's CPU seconds until then (cpu, user, sys), MB written (write_mb), and
+the store's counters that changed until the server was quiet again
+(group_commits, group_writes, ...); then the CPU
 of each live thread, by name.  A thread that exited before the line (the
 failover's helper mover does) is not in /proc any more: its CPU is only in
 the process's total, shown as "exited".

@@ -100,7 +100,8 @@ static void store(struct me *me, struct me_evc *const *evcs, size_t n, const cha
               "storing %zu EVCs moved (%s) failed: %s; retrying until stored", n, why, err.message);
 }
 
-/* evcs[0..n) locked and taken by m: steps 1 to 5.  Counts into *up, *down. */
+/* evcs[0..n) locked and taken by m: steps 1 to 5.  Counts into *up, *down;
+ * *last_up: when the batch's moved EVCs were on their new paths. */
 static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const struct move *m,
                   struct me_pathcache *pc, size_t *up, size_t *down, int64_t *last_up)
 {
@@ -109,7 +110,7 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
     struct me_path paths[BATCH];
     bool ready[BATCH], bulk_ok;
     struct json_object *del = json_object_new_object(), *add = json_object_new_object(), *b;
-    size_t i, nready = 0;
+    size_t i, nready = 0, up0 = *up;
 
     for (i = 0; i < n; i++) {
         if ((b = me_undeploy_local(me, evcs[i]))) {
@@ -152,7 +153,6 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
         ready[i] = ok;
         if (ok) {
             (*up)++;
-            *last_up = me_now_ms();
         } else {
             if (m->avoid)
                 kytos_log(me->napp, KYTOS_LOG_INFO, "EVC(%s) is down: link %s went down", e->id,
@@ -160,6 +160,9 @@ static void batch(struct me *me, struct me_evc *const *evcs, size_t n, const str
             (*down)++;
         }
     }
+    /* the batch's flows went out together: one time for all its moves */
+    if (*up > up0)
+        *last_up = me_now_ms();
     store(me, evcs, n, m->avoid ? m->avoid : "path down");
     /* after the store: a listener that reads the EVC back finds it moved */
     for (i = 0; m->events && i < n; i++)
